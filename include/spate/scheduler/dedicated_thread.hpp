@@ -1,0 +1,43 @@
+#pragma once
+// An executor with a thread of its own, for tasks that block (detached actors) or that the
+// user wants pinned. Idle, the thread parks on its event; schedule() wakes it.
+#include <atomic>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "spate/channel/intrusive_mpsc_queue.hpp"
+#include "spate/platform/parking_event.hpp"
+#include "spate/scheduler/task.hpp"
+
+namespace spate {
+
+class dedicated_thread final : public executor {
+ public:
+  // `cpu`: pin the thread to that CPU.
+  explicit dedicated_thread(std::string name, std::size_t task_budget = 64,
+                            std::optional<std::size_t> cpu = std::nullopt);
+  ~dedicated_thread() override;  // stop() and join
+  dedicated_thread(const dedicated_thread&) = delete;
+  dedicated_thread& operator=(const dedicated_thread&) = delete;
+
+  void schedule(task* t) override;
+  // Lets the thread finish once no task is queued; join() waits for it. Idempotent.
+  void stop();
+  void join();
+  // True once the thread ran a task to `done` and was asked to stop, or stopped.
+  bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+
+ private:
+  void run();
+
+  const std::size_t task_budget_;
+  intrusive_mpsc_queue<task> queue_;
+  parking_event event_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> finished_{false};
+  std::thread thread_;
+};
+
+}  // namespace spate

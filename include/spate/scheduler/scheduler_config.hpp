@@ -1,0 +1,62 @@
+#pragma once
+// Scheduler configuration: polling strategies (reducing-message-latency paper, Table I) and
+// the event-notified parking that replaces the paper's relaxed sleep (Sect. III).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spate {
+
+// Thrown for an invalid configuration value; the message names the key and the valid range.
+class config_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// One polling phase of an idle worker: `attempts` polls of its own queues, a steal attempt
+// every `steal_interval` polls, and a sleep of `sleep` between polls (zero: spin).
+struct polling_strategy {
+  std::uint32_t attempts = 0;
+  std::uint32_t steal_interval = 1;
+  std::chrono::microseconds sleep{0};
+};
+
+struct scheduler_config {
+  std::size_t threads = 0;  // 0: one per available CPU
+  polling_strategy aggressive{100, 10, std::chrono::microseconds{0}};
+  polling_strategy moderate{0, 5, std::chrono::microseconds{1}};
+  polling_strategy relaxed{1, 1, std::chrono::microseconds{10'000}};
+  // true: after aggressive and moderate, park on the worker's event (woken on enqueue or
+  // when stealable work appears), with `park_timeout` as a safety net. false: use the
+  // relaxed strategy forever (CAF's behaviour).
+  bool park_when_idle = true;
+  std::chrono::microseconds park_timeout{10'000};
+  std::size_t task_budget = 64;   // messages an activation may process before yielding
+  std::size_t local_queue_capacity = 1024;
+  bool pin_threads = false;       // pin worker i to CPU i % available_cpus()
+  std::string thread_name_prefix = "spate-worker";
+
+  // Presets. `default_preset`: event-notified idling (tuned on a 2-vCPU VM). `spin`: never
+  // parks nor sleeps (lowest latency, 100% CPU per worker).
+  static scheduler_config default_preset();
+  static scheduler_config spin();
+  static scheduler_config preset(std::string_view name);  // "default" | "spin"
+
+  // Applies `--spate.KEY=VALUE` arguments (others are ignored and kept for the caller) and
+  // SPATE_KEY environment variables; throws config_error naming a bad key or value.
+  // Keys: threads, polling (default|spin), park-timeout-us, task-budget, pin-threads,
+  // aggressive-attempts, moderate-attempts, moderate-sleep-us.
+  void apply_environment();
+  std::vector<std::string> apply_command_line(int argc, const char* const* argv);
+  void set(std::string_view key, std::string_view value);
+
+  // Throws config_error when the combination is invalid.
+  void validate() const;
+  std::size_t effective_threads() const;
+};
+
+}  // namespace spate

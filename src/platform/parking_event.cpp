@@ -1,0 +1,71 @@
+#include "spate/platform/parking_event.hpp"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+namespace spate {
+namespace {
+
+// Waits while *word == expected, at most `timeout` (nullptr: forever). Private futexes are
+// enough because an event never crosses a process boundary.
+void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
+                const timespec* timeout) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected,
+          timeout, nullptr, 0);
+}
+
+void futex_wake_one(std::atomic<std::uint32_t>* word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
+}  // namespace
+
+// State machine: unsignalled -> sleeping (waiter about to enter the kernel) -> unsignalled
+// (woke) and any -> signalled (notify). The waiter consumes the signal on return.
+bool parking_event::wait_for(std::chrono::nanoseconds timeout) noexcept {
+  std::uint32_t expected = unsignalled;
+  if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire)) {
+    state_.store(unsignalled, std::memory_order_relaxed);  // consume the early signal
+    return true;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::nanoseconds::zero()) break;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    futex_wait(&state_, sleeping, &ts);
+    if (state_.load(std::memory_order_acquire) == signalled) {
+      state_.store(unsignalled, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  // Timed out: withdraw from `sleeping`; a notify racing with the timeout still counts.
+  expected = sleeping;
+  if (state_.compare_exchange_strong(expected, unsignalled, std::memory_order_acquire)) {
+    return false;
+  }
+  state_.store(unsignalled, std::memory_order_relaxed);
+  return true;
+}
+
+void parking_event::wait() noexcept {
+  std::uint32_t expected = unsignalled;
+  if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire)) {
+    state_.store(unsignalled, std::memory_order_relaxed);
+    return;
+  }
+  while (state_.load(std::memory_order_acquire) == sleeping) futex_wait(&state_, sleeping, nullptr);
+  state_.store(unsignalled, std::memory_order_relaxed);
+}
+
+void parking_event::notify() noexcept {
+  if (state_.exchange(signalled, std::memory_order_release) == sleeping) futex_wake_one(&state_);
+}
+
+}  // namespace spate

@@ -1,0 +1,334 @@
+#include "spate/scheduler/worker_pool.hpp"
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "spate/platform/backoff.hpp"
+#include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/parking_event.hpp"
+#include "spate/scheduler/local_run_queue.hpp"
+
+namespace spate {
+namespace {
+
+enum worker_state : int { running, searching, parked, notified };
+
+// A LIFO-slot task may run this many times in a row before the worker turns to its FIFO
+// queue; two actors messaging each other would otherwise starve everything else.
+constexpr unsigned max_lifo_streak = 16;
+// Tasks moved from the inbox to the (stealable) local queue in one go.
+constexpr unsigned inbox_batch = 32;
+
+std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+struct worker_pool::worker {
+  explicit worker(std::size_t index, std::size_t capacity)
+      : index(index), queue(capacity), rng(0x9E3779B97F4A7C15ull * (index + 1)) {}
+
+  const std::size_t index;
+  local_run_queue queue;
+  task* lifo_slot = nullptr;  // owner only
+  unsigned lifo_streak = 0;   // owner only
+  intrusive_mpsc_queue<task> inbox;
+  std::atomic_flag inbox_consumer_busy;  // the inbox has one consumer at a time
+  parking_event event;
+  alignas(64) std::atomic<int> state{running};
+  std::atomic<std::uint64_t> idle_ns{0};
+  std::atomic<std::uint64_t> tasks_run{0};
+  std::atomic<std::uint64_t> steals{0};
+  std::atomic<std::uint64_t> parks{0};
+  std::atomic<std::uint64_t> wakeups{0};
+  std::int64_t started_ns = now_ns();
+  std::uint64_t rng;
+  std::thread thread;
+
+  std::uint64_t next_random() noexcept {  // xorshift64
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  }
+  // Counters are written by the owner only; relaxed read-modify-write keeps them readable.
+  static void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  }
+};
+
+namespace {
+thread_local const worker_pool* current_pool = nullptr;
+thread_local void* current_worker = nullptr;
+}  // namespace
+
+worker_pool::worker_pool(scheduler_config config) : config_(std::move(config)) {
+  config_.validate();
+  const std::size_t n = config_.effective_threads();
+  workers_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<worker>(i, config_.local_queue_capacity));
+  }
+  for (auto& w : workers_) {
+    w->thread = std::thread([this, raw = w.get()] { run_worker(*raw); });
+  }
+}
+
+worker_pool::~worker_pool() { stop(); }
+
+void worker_pool::stop() {
+  if (stopping_.exchange(true)) {
+    for (auto& w : workers_) {
+      if (w->thread.joinable()) w->thread.join();
+    }
+    return;
+  }
+  for (auto& w : workers_) w->event.notify();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+}
+
+bool worker_pool::is_worker_thread() const noexcept { return current_pool == this; }
+
+std::vector<worker_stats> worker_pool::stats() const {
+  std::vector<worker_stats> result;
+  const auto now = now_ns();
+  for (const auto& w : workers_) {
+    worker_stats s;
+    s.idle = std::chrono::nanoseconds{w->idle_ns.load(std::memory_order_relaxed)};
+    const auto alive = std::chrono::nanoseconds{now - w->started_ns};
+    s.busy = alive > s.idle ? alive - s.idle : std::chrono::nanoseconds{0};
+    s.tasks_run = w->tasks_run.load(std::memory_order_relaxed);
+    s.steals = w->steals.load(std::memory_order_relaxed);
+    s.parks = w->parks.load(std::memory_order_relaxed);
+    s.wakeups = w->wakeups.load(std::memory_order_relaxed);
+    result.push_back(s);
+  }
+  return result;
+}
+
+void worker_pool::schedule(task* t) {
+  if (current_pool == this) {
+    schedule_local(*static_cast<worker*>(current_worker), t);
+  } else {
+    schedule_external(t);
+  }
+}
+
+void worker_pool::schedule_local(worker& w, task* t) {
+  task* displaced = w.lifo_slot;
+  w.lifo_slot = t;
+  if (displaced != nullptr) {
+    push_local(w, displaced);
+    wake_if_stealable(w);
+  }
+}
+
+void worker_pool::push_local(worker& w, task* t) {
+  if (!w.queue.push(t)) w.inbox.push(t);  // overflow: the owner drains its inbox later
+}
+
+void worker_pool::schedule_external(task* t) {
+  // Algorithm 2: hand the task to a parked worker and signal its event. With no parked
+  // worker, prefer one that is searching (it polls its inbox), else round-robin.
+  for (auto& w : workers_) {
+    int expected = parked;
+    if (w->state.compare_exchange_strong(expected, notified, std::memory_order_acq_rel)) {
+      w->inbox.push(t);
+      w->event.notify();
+      return;
+    }
+  }
+  worker* target = nullptr;
+  for (auto& w : workers_) {
+    if (w->state.load(std::memory_order_relaxed) == searching) {
+      target = w.get();
+      break;
+    }
+  }
+  if (target == nullptr) {
+    target = workers_[next_external_.fetch_add(1, std::memory_order_relaxed) % workers_.size()]
+                 .get();
+  }
+  target->inbox.push(t);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in park()
+  int expected = parked;
+  if (target->state.compare_exchange_strong(expected, notified, std::memory_order_acq_rel)) {
+    target->event.notify();
+  }
+}
+
+void worker_pool::wake_if_stealable(worker&) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in park()
+  if (searching_.load(std::memory_order_relaxed) == 0 &&
+      parked_.load(std::memory_order_relaxed) != 0) {
+    wake_one_parked();
+  }
+}
+
+bool worker_pool::wake_one_parked() {
+  for (auto& w : workers_) {
+    int expected = parked;
+    if (w->state.compare_exchange_strong(expected, notified, std::memory_order_acq_rel)) {
+      w->event.notify();
+      return true;
+    }
+  }
+  return false;
+}
+
+void worker_pool::run_worker(worker& w) {
+  current_pool = this;
+  current_worker = &w;
+  name_current_thread((config_.thread_name_prefix + "-" + std::to_string(w.index)).c_str());
+  if (config_.pin_threads) pin_current_thread_to_cpu(w.index % available_cpus());
+  w.started_ns = now_ns();
+  while (!stopping_.load(std::memory_order_acquire)) {
+    task* t = find_work(w);
+    if (t == nullptr) continue;
+    worker::bump(w.tasks_run);
+    if (t->resume(config_.task_budget) == resume_result::resume_later) {
+      push_local(w, t);
+      // The re-queued task is stealable; if the worker has something else to run, let a
+      // parked worker take one of them.
+      if (w.lifo_slot != nullptr || w.queue.size_approx() > 1) wake_if_stealable(w);
+    }
+  }
+  current_pool = nullptr;
+  current_worker = nullptr;
+}
+
+task* worker_pool::next_local(worker& w) {
+  if (w.lifo_slot != nullptr) {
+    task* t = w.lifo_slot;
+    w.lifo_slot = nullptr;
+    if (w.lifo_streak < max_lifo_streak) {
+      ++w.lifo_streak;
+      return t;
+    }
+    push_local(w, t);  // fairness: let the FIFO queue go first
+  }
+  w.lifo_streak = 0;
+  if (task* t = w.queue.pop()) return t;
+  // Move a batch from the inbox into the local queue, where idle workers can steal it.
+  if (w.inbox.empty_approx() || w.inbox_consumer_busy.test_and_set(std::memory_order_acquire)) {
+    return nullptr;
+  }
+  task* first = w.inbox.pop();
+  for (unsigned i = 1; first != nullptr && i < inbox_batch; ++i) {
+    task* more = w.inbox.pop();
+    if (more == nullptr) break;
+    if (!w.queue.push(more)) {
+      w.inbox.push(more);
+      break;
+    }
+  }
+  w.inbox_consumer_busy.clear(std::memory_order_release);
+  if (first != nullptr && w.queue.size_approx() > 0) wake_if_stealable(w);
+  return first;
+}
+
+task* worker_pool::pop_inbox(worker& victim) {
+  if (victim.inbox.empty_approx() ||
+      victim.inbox_consumer_busy.test_and_set(std::memory_order_acquire)) {
+    return nullptr;
+  }
+  task* t = victim.inbox.pop();
+  victim.inbox_consumer_busy.clear(std::memory_order_release);
+  return t;
+}
+
+task* worker_pool::steal(worker& w) {
+  const std::size_t n = workers_.size();
+  if (n < 2) return nullptr;
+  const std::size_t start = w.next_random() % n;
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& victim = *workers_[(start + i) % n];
+    if (&victim == &w) continue;
+    task* t = victim.queue.pop();
+    if (t == nullptr) t = pop_inbox(victim);
+    if (t != nullptr) {
+      worker::bump(w.steals);
+      return t;
+    }
+  }
+  return nullptr;
+}
+
+task* worker_pool::poll(worker& w, const polling_strategy& strategy) {
+  for (std::uint32_t attempt = 0; attempt < strategy.attempts; ++attempt) {
+    if (stopping_.load(std::memory_order_relaxed)) return nullptr;
+    if (task* t = next_local(w)) return t;
+    if (attempt % strategy.steal_interval == 0) {
+      if (task* t = steal(w)) return t;
+    }
+    if (strategy.sleep.count() > 0) {
+      std::this_thread::sleep_for(strategy.sleep);
+    } else {
+      cpu_relax();
+    }
+  }
+  return nullptr;
+}
+
+task* worker_pool::find_work(worker& w) {
+  if (task* t = next_local(w)) return t;
+  const auto idle_start = now_ns();
+  w.state.store(searching, std::memory_order_relaxed);
+  searching_.fetch_add(1, std::memory_order_relaxed);
+  task* t = poll(w, config_.aggressive);
+  if (t == nullptr) t = poll(w, config_.moderate);
+  while (t == nullptr && !stopping_.load(std::memory_order_relaxed)) {
+    t = config_.park_when_idle ? park(w) : poll(w, config_.relaxed);
+    if (t == nullptr && !config_.park_when_idle && config_.relaxed.attempts == 0) break;
+  }
+  searching_.fetch_sub(1, std::memory_order_relaxed);
+  w.state.store(running, std::memory_order_relaxed);
+  // The last searcher found work: if more is queued somewhere, another worker should come.
+  if (t != nullptr && searching_.load(std::memory_order_relaxed) == 0) {
+    for (auto& other : workers_) {
+      if (other.get() != &w && other->queue.size_approx() > 0) {
+        wake_if_stealable(w);
+        break;
+      }
+    }
+  }
+  w.idle_ns.fetch_add(static_cast<std::uint64_t>(now_ns() - idle_start),
+                      std::memory_order_relaxed);
+  return t;
+}
+
+bool worker_pool::has_visible_work(const worker& w) const {
+  if (w.lifo_slot != nullptr || w.queue.size_approx() > 0 || !w.inbox.empty_approx()) return true;
+  for (const auto& other : workers_) {
+    if (other->queue.size_approx() > 0 || !other->inbox.empty_approx()) return true;
+  }
+  return false;
+}
+
+// Algorithm 1, lines 5-17: park on the worker's own event with a timeout, then look
+// locally (woken by an enqueue) or steal (timeout, or woken for stealable work).
+task* worker_pool::park(worker& w) {
+  searching_.fetch_sub(1, std::memory_order_relaxed);
+  parked_.fetch_add(1, std::memory_order_relaxed);
+  w.state.store(parked, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the enqueuers' fences
+  bool woken_by_notify = false;
+  if (!has_visible_work(w) && !stopping_.load(std::memory_order_acquire)) {
+    woken_by_notify = w.event.wait_for(config_.park_timeout);
+  }
+  const int previous = w.state.exchange(searching, std::memory_order_acq_rel);
+  parked_.fetch_sub(1, std::memory_order_relaxed);
+  searching_.fetch_add(1, std::memory_order_relaxed);
+  worker::bump(w.parks);
+  if (woken_by_notify && previous == notified) worker::bump(w.wakeups);
+  if (task* t = next_local(w)) return t;
+  return steal(w);
+}
+
+}  // namespace spate
