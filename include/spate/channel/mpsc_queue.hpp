@@ -115,6 +115,15 @@ class mpsc_queue {
   // Consumer only; seq_cst (see the header comment).
   bool has_ready_item() noexcept { return front() != nullptr; }
 
+  // The consumer's position, to be compared later with has_items_after(). This pair lets a
+  // consumer that has just published "idle" ask "did anything arrive?" without touching
+  // consumer-side state, which by then may belong to a new activation on another thread.
+  std::size_t consumer_position() const noexcept { return consumer_->index; }
+  // Any thread: true when a producer reserved a position at or after `position`.
+  bool has_items_after(std::size_t position) const noexcept {
+    return tail_index_->load(std::memory_order_seq_cst) > position;
+  }
+
   // Any thread; counts reserved positions, so it may include items still being written.
   std::size_t size_approx() const noexcept {
     const std::size_t head = head_index_->load(std::memory_order_acquire);

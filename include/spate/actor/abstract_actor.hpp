@@ -1,0 +1,203 @@
+#pragma once
+// The base of every actor: identity, reference count, the scheduling state machine, the
+// control queue, links and monitors, and termination.
+//
+// Scheduling protocol (one activation at a time, no lost messages):
+//   sender:   push message; fence; if state == idle and CAS(idle -> scheduled): schedule
+//   actor:    drain up to the budget; state = idle; fence; if a message is ready and
+//             CAS(idle -> scheduled): run again, else return awaiting
+// The fences make it a Dekker handshake: either the sender sees `idle`, or the actor sees
+// the message. `terminated` is final: later sends are counted as dead letters.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "spate/actor/actor_ref.hpp"
+#include "spate/actor/control_message.hpp"
+#include "spate/actor/exit_reason.hpp"
+#include "spate/actor/message.hpp"
+#include "spate/actor/response.hpp"
+#include "spate/channel/intrusive_mpsc_queue.hpp"
+#include "spate/scheduler/task.hpp"
+
+namespace spate {
+
+class actor_system;
+
+enum class message_priority { normal, high };
+
+struct exit_msg {
+  actor source;
+  exit_reason reason;
+};
+
+struct down_msg {
+  actor source;
+  exit_reason reason;
+};
+
+class abstract_actor : public task {
+ public:
+  abstract_actor(const abstract_actor&) = delete;
+  abstract_actor& operator=(const abstract_actor&) = delete;
+  ~abstract_actor() override;
+
+  std::uint64_t id() const noexcept { return id_; }
+  const std::string& name() const noexcept { return name_; }
+  actor_system& system() const noexcept { return *system_; }
+  bool is_terminated() const noexcept {
+    return state_.load(std::memory_order_acquire) == state_terminated;
+  }
+  virtual std::size_t mailbox_size() const noexcept = 0;
+
+  // ---- used by send / request (any thread) ----
+  // Enqueues a type-erased message. Actors with a typed mailbox convert it to one of their
+  // types at run time, or report it as unexpected.
+  virtual void enqueue_dynamic(std::any message, message_priority priority,
+                               std::shared_ptr<response_sink> reply) = 0;
+  void enqueue_control(control_message* m);
+  // Stops the actor after its current message (control queue, overtakes the mailbox).
+  void kill(exit_reason reason);
+  // Counts and fails a message that reached a terminated actor.
+  void reject_after_termination(const std::shared_ptr<response_sink>& reply,
+                                const char* type_name);
+
+  // ---- used from inside the actor (its handlers) ----
+  actor self() { return actor(this); }
+  // Terminates once the current message is handled.
+  void quit(exit_reason reason = {});
+  // Links are bidirectional: when one side terminates with a non-normal reason, the other
+  // receives exit_msg; without an exit handler it then terminates with the same reason.
+  void link_to(const actor& other);
+  void unlink_from(const actor& other);
+  // The monitor receives down_msg (any reason) when `other` terminates.
+  void monitor(const actor& other);
+  void set_exit_handler(std::function<void(exit_msg&)> handler) {
+    exit_handler_ = std::move(handler);
+  }
+  void set_down_handler(std::function<void(down_msg&)> handler) {
+    down_handler_ = std::move(handler);
+  }
+  void delayed_send_to_self(std::chrono::nanoseconds delay, std::any message);
+
+  // ---- task ----
+  resume_result resume(std::size_t budget) final;
+
+  // ---- reference counting (actor_ref) ----
+  void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+ protected:
+  abstract_actor();
+
+  // Runs once, in the actor's context, before the first message.
+  virtual void initialize() {}
+  // Handles up to `budget` mailbox messages; returns how many it handled.
+  virtual std::size_t process_mailbox(std::size_t budget) = 0;
+  // The idle handshake: mark_mailbox() (consumer side, before publishing idle) and
+  // mailbox_grew_since() (after; reads only producer-side atomics, see mpsc_queue).
+  struct mailbox_mark {
+    std::size_t high = 0;
+    std::size_t normal = 0;
+  };
+  virtual mailbox_mark mark_mailbox() const noexcept = 0;
+  virtual bool mailbox_grew_since(const mailbox_mark& mark) const noexcept = 0;
+  // At termination: fails pending requests and counts the dropped messages.
+  virtual std::size_t drop_mailbox() = 0;
+  // Called once when the actor terminates, before links and monitors are told.
+  virtual void on_terminated(const exit_reason&) {}
+
+  // Schedules the actor if it is idle (called after every enqueue).
+  void schedule_if_idle();
+  // Blocking actors override: they are woken instead of scheduled.
+  virtual void schedule_on_executor();
+
+  // Runs `f` for one message; turns an exception into termination (and a failed request).
+  template <class F>
+  void guarded(const std::shared_ptr<response_sink>& reply, F&& f) noexcept;
+  void fail_with_exception(const std::shared_ptr<response_sink>& reply, const char* what,
+                           const std::string& exception_type) noexcept;
+  void report_unexpected(const std::string& type_name,
+                         const std::shared_ptr<response_sink>& reply);
+  void drain_control_queue();
+  bool quit_requested() const noexcept { return quit_requested_; }
+  const exit_reason& quit_reason_for_blocking() const noexcept { return quit_reason_; }
+  bool control_is_empty() const noexcept { return control_.empty_approx(); }
+  void terminate(exit_reason reason);
+
+  static constexpr int state_idle = 0;
+  static constexpr int state_scheduled = 1;
+  static constexpr int state_terminated = 2;
+  std::atomic<int> state_{state_scheduled};
+
+ private:
+  friend class actor_system;
+  friend class scoped_actor;
+  void handle_exit(exit_msg& m);
+  void handle_down(down_msg& m);
+
+  std::atomic<std::uint32_t> refs_{1};
+  std::uint64_t id_ = 0;
+  std::string name_;
+  actor_system* system_ = nullptr;
+  executor* executor_ = nullptr;
+  bool initialized_ = false;
+  bool quit_requested_ = false;
+  exit_reason quit_reason_;
+  intrusive_mpsc_queue<control_message> control_;
+
+  std::mutex attachments_mutex_;  // links, monitors, termination flag (not hot paths)
+  std::vector<actor> links_;
+  std::vector<actor> monitors_;
+  bool attachments_closed_ = false;
+  exit_reason final_reason_;
+  std::function<void(exit_msg&)> exit_handler_;
+  std::function<void(down_msg&)> down_handler_;
+};
+
+template <class F>
+void abstract_actor::guarded(const std::shared_ptr<response_sink>& reply, F&& f) noexcept {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    fail_with_exception(reply, e.what(), demangle(typeid(e).name()));
+  } catch (...) {
+    fail_with_exception(reply, "unknown exception", "non-std exception");
+  }
+}
+
+inline void intrusive_add_ref(abstract_actor* a) noexcept { a->add_ref(); }
+inline void intrusive_release(abstract_actor* a) noexcept { a->release(); }
+
+template <class T>
+abstract_actor* actor_ref<T>::as_base() const noexcept {
+  return ptr_;
+}
+template <class T>
+std::uint64_t actor_ref<T>::id() const noexcept {
+  return ptr_ ? as_base()->id() : 0;
+}
+template <class T>
+const std::string& actor_ref<T>::name() const noexcept {
+  static const std::string none = "<null actor>";
+  return ptr_ ? as_base()->name() : none;
+}
+template <class T>
+std::size_t actor_ref<T>::mailbox_size() const noexcept {
+  return ptr_ ? as_base()->mailbox_size() : 0;
+}
+template <class T>
+bool actor_ref<T>::is_terminated() const noexcept {
+  return ptr_ == nullptr || as_base()->is_terminated();
+}
+
+}  // namespace spate

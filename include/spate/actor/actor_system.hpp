@@ -1,0 +1,147 @@
+#pragma once
+// The actor system: owns the worker pool, the timer thread, the dedicated threads of
+// detached and blocking actors, and the registry of live actors.
+//
+//   spate::actor_system system;                       // a worker per CPU
+//   auto counter = system.spawn<counter_actor>();     // typed actor on the pool
+//   spate::send(counter, increment{});
+//   long n = spate::request(counter, get_count{}, 1s).get();
+//   system.shutdown();                                // or let the destructor do it
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "spate/actor/abstract_actor.hpp"
+#include "spate/actor/blocking_actor.hpp"
+#include "spate/actor/event_based_actor.hpp"
+#include "spate/platform/type_name.hpp"
+#include "spate/scheduler/dedicated_thread.hpp"
+#include "spate/scheduler/timer_service.hpp"
+#include "spate/scheduler/worker_pool.hpp"
+
+namespace spate {
+
+struct actor_system_config {
+  scheduler_config scheduler = scheduler_config::default_preset();
+  // Where unexpected messages and unhandled exceptions are reported; default: stderr.
+  std::function<void(const std::string&)> error_reporter;
+};
+
+struct spawn_options {
+  std::string name;                   // default: the actor's type name
+  bool detached = false;              // run on a thread of its own instead of the pool
+  std::optional<std::size_t> pin_to_cpu;  // with detached: pin that thread
+};
+
+class actor_system {
+ public:
+  explicit actor_system(actor_system_config config = {});
+  ~actor_system();  // shutdown()
+  actor_system(const actor_system&) = delete;
+  actor_system& operator=(const actor_system&) = delete;
+
+  // Spawns a class-based actor (derived from typed_actor<...> or event_based_actor).
+  template <class A, class... Args>
+  actor_ref<A> spawn(Args&&... args) {
+    return spawn_with<A>(spawn_options{}, std::forward<Args>(args)...);
+  }
+  template <class A, class... Args>
+  actor_ref<A> spawn_with(spawn_options options, Args&&... args) {
+    static_assert(std::is_base_of_v<abstract_actor, A>,
+                  "spawn<A>: A must derive from spate::typed_actor<...> or "
+                  "spate::event_based_actor");
+    static_assert(!std::is_same_v<A, blocking_actor>, "use spawn_blocking for blocking actors");
+    auto* a = new A(std::forward<Args>(args)...);
+    actor_ref<A> handle(a, /*add_ref=*/false);
+    launch(a, std::move(options), type_name<A>());
+    return handle;
+  }
+
+  // Spawns a dynamically typed actor from `init(self) -> behavior`.
+  template <class Init>
+    requires std::is_invocable_r_v<behavior, Init, event_based_actor&>
+  actor spawn(Init init, spawn_options options = {}) {
+    auto* a = new function_actor(std::function<behavior(event_based_actor&)>(std::move(init)));
+    actor handle(a, /*add_ref=*/false);
+    if (options.name.empty()) options.name = "function_actor";
+    launch(a, std::move(options), "function_actor");
+    return handle;
+  }
+
+  // Spawns a blocking actor running `body(self)` on a thread of its own. It terminates when
+  // `body` returns (normal), throws (unhandled_exception) or is killed (actor_exited).
+  actor spawn_blocking(std::function<void(blocking_actor&)> body, std::string name = "");
+
+  // Waits until every actor (scoped actors excepted) has terminated.
+  void await_all_actors_done();
+  bool await_all_actors_done_for(std::chrono::nanoseconds timeout);
+  // Kills every actor (exit_code::user_shutdown), waits for them, stops all threads.
+  // Idempotent; also run by the destructor. Spawning afterwards throws std::logic_error.
+  void shutdown();
+
+  worker_pool& scheduler() noexcept { return pool_; }
+  timer_service& timers() noexcept { return timers_; }
+  std::size_t running_actors() const;
+  std::uint64_t dead_letters() const noexcept { return dead_letters_.load(); }
+  std::uint64_t unexpected_messages() const noexcept { return unexpected_.load(); }
+  void report_error(const std::string& text);
+
+ private:
+  friend class abstract_actor;
+  friend class scoped_actor;
+  void launch(abstract_actor* a, spawn_options options, std::string default_name);
+  void register_actor(abstract_actor* a, bool hidden);
+  void on_actor_terminated(abstract_actor& a);
+  void count_dead_letter() noexcept { dead_letters_.fetch_add(1, std::memory_order_relaxed); }
+  void count_unexpected() noexcept { unexpected_.fetch_add(1, std::memory_order_relaxed); }
+
+  actor_system_config config_;
+  worker_pool pool_;
+  timer_service timers_;
+  std::atomic<std::uint64_t> next_id_{1};
+  std::atomic<std::uint64_t> dead_letters_{0};
+  std::atomic<std::uint64_t> unexpected_{0};
+
+  mutable std::mutex registry_mutex_;
+  std::condition_variable registry_changed_;
+  std::unordered_map<std::uint64_t, actor> registry_;
+  std::size_t visible_actors_ = 0;
+  std::unordered_map<std::uint64_t, bool> hidden_;
+  bool shutting_down_ = false;
+  bool shut_down_ = false;
+  std::vector<std::unique_ptr<dedicated_thread>> dedicated_threads_;
+  std::vector<std::thread> blocking_threads_;
+  std::mutex report_mutex_;
+};
+
+// A blocking actor bound to the current thread's scope (for main() and tests):
+//   spate::scoped_actor self{system};
+//   spate::send(worker, job{self->self()});
+//   auto reply = self->receive<result>();
+class scoped_actor {
+ public:
+  explicit scoped_actor(actor_system& system);
+  ~scoped_actor();
+  scoped_actor(const scoped_actor&) = delete;
+  scoped_actor& operator=(const scoped_actor&) = delete;
+
+  blocking_actor* operator->() const noexcept { return self_.get(); }
+  blocking_actor& operator*() const noexcept { return *self_.get(); }
+  operator actor() const { return actor(self_.get()); }
+
+ private:
+  actor_ref<blocking_actor> self_;
+};
+
+}  // namespace spate

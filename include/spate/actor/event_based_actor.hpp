@@ -1,0 +1,66 @@
+#pragma once
+// Dynamically typed actors: open-ended input matched at run time against a behavior
+// (a set of handlers, one per argument type), replaceable with become(). A message no
+// handler matches is reported as unexpected (with its type name) and, if it was a request,
+// answered with request_error_code::unexpected_message.
+#include <any>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "spate/actor/abstract_actor.hpp"
+#include "spate/channel/mpsc_queue.hpp"
+
+namespace spate {
+
+struct dynamic_envelope {
+  std::any message;
+  std::shared_ptr<response_sink> reply;
+};
+
+class event_based_actor : public abstract_actor {
+ public:
+  // Replaces the current behavior from the next message on.
+  void become(behavior next) { behavior_ = std::move(next); }
+
+  void enqueue_dynamic(std::any message, message_priority priority,
+                       std::shared_ptr<response_sink> reply) override;
+  std::size_t mailbox_size() const noexcept override {
+    return normal_.size_approx() + high_.size_approx();
+  }
+
+ protected:
+  // The initial behavior; an actor whose behavior is empty terminates normally.
+  virtual behavior make_behavior() { return {}; }
+
+  void initialize() override;
+  std::size_t process_mailbox(std::size_t budget) override;
+  mailbox_mark mark_mailbox() const noexcept override {
+    return {high_.consumer_position(), normal_.consumer_position()};
+  }
+  bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
+    return high_.has_items_after(mark.high) || normal_.has_items_after(mark.normal);
+  }
+  std::size_t drop_mailbox() override;
+
+ private:
+  behavior behavior_;
+  mpsc_queue<dynamic_envelope> high_;
+  mpsc_queue<dynamic_envelope> normal_;
+};
+
+// The actor behind actor_system::spawn(function).
+class function_actor final : public event_based_actor {
+ public:
+  explicit function_actor(std::function<behavior(event_based_actor&)> init)
+      : init_(std::move(init)) {}
+
+ protected:
+  behavior make_behavior() override { return init_(*this); }
+
+ private:
+  std::function<behavior(event_based_actor&)> init_;
+};
+
+}  // namespace spate

@@ -1,0 +1,43 @@
+#pragma once
+// Why an actor stopped, and the errors a request can end with.
+#include <stdexcept>
+#include <string>
+
+namespace spate {
+
+enum class exit_code {
+  normal,               // quit() without a reason, or its work was done
+  user_shutdown,        // actor_system::shutdown() stopped it
+  unhandled_exception,  // a handler threw; the message says what
+  killed,               // kill() from outside, or an exit propagated along a link
+};
+
+struct exit_reason {
+  exit_code code = exit_code::normal;
+  std::string message;
+
+  bool is_normal() const noexcept { return code == exit_code::normal; }
+  friend bool operator==(const exit_reason&, const exit_reason&) = default;
+};
+
+std::string to_string(exit_code code);
+std::string to_string(const exit_reason& reason);
+
+enum class request_error_code {
+  timeout,             // no response within the request's time-out
+  dead_actor,          // the receiver had terminated, or terminated before replying
+  unexpected_message,  // the receiver has no handler for the request's type
+  handler_failed,      // the receiver's handler threw
+};
+
+class request_error : public std::runtime_error {
+ public:
+  request_error(request_error_code code, const std::string& what)
+      : std::runtime_error(what), code_(code) {}
+  request_error_code code() const noexcept { return code_; }
+
+ private:
+  request_error_code code_;
+};
+
+}  // namespace spate

@@ -1,0 +1,87 @@
+#pragma once
+// Dynamic messages and behaviours, for actors that take open-ended input
+// (event_based_actor, blocking_actor). Typed actors do not use this: their mailbox holds a
+// std::variant of the declared types and dispatch is a compile-time jump table.
+#include <any>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "spate/platform/type_name.hpp"
+
+namespace spate {
+
+// Extracts the single argument type and the result of a handler (lambda or function).
+template <class F>
+struct handler_signature : handler_signature<decltype(&std::decay_t<F>::operator())> {};
+template <class C, class R, class A>
+struct handler_signature<R (C::*)(A) const> {
+  using argument = std::decay_t<A>;
+  using result = R;
+};
+template <class C, class R, class A>
+struct handler_signature<R (C::*)(A)> {
+  using argument = std::decay_t<A>;
+  using result = R;
+};
+template <class R, class A>
+struct handler_signature<R (*)(A)> {
+  using argument = std::decay_t<A>;
+  using result = R;
+};
+
+// Marker result of a handler that returns nothing, delivered to requesters as std::any{}.
+struct unit_t {};
+
+class behavior {
+ public:
+  behavior() = default;
+  template <class... Handlers>
+    requires(sizeof...(Handlers) > 0)
+  explicit behavior(Handlers&&... handlers) {
+    (add(std::forward<Handlers>(handlers)), ...);
+  }
+
+  bool empty() const noexcept { return handlers_.empty(); }
+
+  // Runs the first handler whose argument type equals the message's type. Returns nullopt
+  // when none matches; otherwise the handler's result (an empty std::any for void).
+  std::optional<std::any> invoke(std::any& message) const {
+    for (const auto& h : handlers_) {
+      if (*h.type == message.type()) return h.call(message);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct handler {
+    const std::type_info* type;
+    std::function<std::any(std::any&)> call;
+  };
+
+  template <class F>
+  void add(F&& f) {
+    using signature = handler_signature<F>;
+    using argument = typename signature::argument;
+    using result = typename signature::result;
+    handlers_.push_back(handler{
+        &typeid(argument), [fn = std::forward<F>(f)](std::any& m) mutable -> std::any {
+          auto& value = *std::any_cast<argument>(&m);
+          if constexpr (std::is_void_v<result>) {
+            fn(value);
+            return {};
+          } else {
+            return std::any(fn(value));
+          }
+        }});
+  }
+
+  std::vector<handler> handlers_;
+};
+
+}  // namespace spate

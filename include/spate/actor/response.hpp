@@ -1,0 +1,81 @@
+#pragma once
+// Request / response. A request carries a response_sink; the receiver's handler result
+// completes it. The requester either blocks on response<R>::get() (outside the pool) or
+// attaches continuations with then(self, ...), which run inside the requesting actor.
+// The first of {value, error, time-out} wins; later ones are ignored.
+#include <any>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "spate/actor/actor_ref.hpp"
+#include "spate/actor/exit_reason.hpp"
+
+namespace spate {
+
+class response_sink {
+ public:
+  using value_handler = std::function<void(std::any&)>;
+  using error_handler = std::function<void(const request_error&)>;
+
+  explicit response_sink(std::string request_type) : request_type_(std::move(request_type)) {}
+
+  const std::string& request_type() const noexcept { return request_type_; }
+  // Both return whether this call completed the request.
+  bool deliver(std::any value);
+  bool fail(request_error error);
+  // Blocks until completion or `deadline`; returns the value or throws request_error.
+  std::any wait_until(std::chrono::steady_clock::time_point deadline);
+  // Runs the handlers in `requester`'s context once the request completes.
+  void set_continuation(actor requester, value_handler on_value, error_handler on_error);
+
+ private:
+  void post_continuation_locked();
+
+  const std::string request_type_;
+  std::mutex mutex_;
+  std::condition_variable completed_cv_;
+  bool completed_ = false;
+  std::optional<std::any> value_;
+  std::optional<request_error> error_;
+  actor requester_;
+  value_handler on_value_;
+  error_handler on_error_;
+};
+
+class actor_system;
+
+template <class R>
+class response {
+ public:
+  response(std::shared_ptr<response_sink> sink, std::chrono::nanoseconds timeout,
+           actor_system* system)
+      : sink_(std::move(sink)),
+        deadline_(std::chrono::steady_clock::now() + timeout),
+        timeout_(timeout),
+        system_(system) {}
+
+  // Blocks the calling thread until the response arrives; throws request_error on time-out,
+  // dead receiver, unexpected message or a failing handler. Calling it on a worker thread
+  // of the pool throws std::logic_error (it could block the worker the receiver needs):
+  // use then() inside actors.
+  R get();
+
+  // Inside an actor: `on_value(R)` or `on_error(const request_error&)` runs later in
+  // `self`'s context.
+  template <class Self, class OnValue, class OnError>
+  void then(Self& self, OnValue on_value, OnError on_error);
+
+ private:
+  std::shared_ptr<response_sink> sink_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::nanoseconds timeout_;
+  actor_system* system_;
+};
+
+}  // namespace spate

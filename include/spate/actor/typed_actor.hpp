@@ -1,0 +1,145 @@
+#pragma once
+// Typed actors: the message types are part of the actor's type, the mailbox holds a
+// std::variant of them, and dispatch is std::visit over handler overloads `on(T&)` of the
+// derived class (CRTP): no type erasure, no allocation, no run-time type test per message.
+// Sending a type the actor does not accept is a compile-time error (see send.hpp).
+//
+//   struct counter : spate::typed_actor<counter, increment, get_count> {
+//     void on(increment&) { ++n; }
+//     long on(get_count&) { return n; }  // a non-void result answers requests
+//     long n = 0;
+//   };
+#include <any>
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "spate/actor/abstract_actor.hpp"
+#include "spate/channel/mpsc_queue.hpp"
+#include "spate/platform/type_name.hpp"
+
+namespace spate {
+
+template <class Derived, class... Accepted>
+class typed_actor : public abstract_actor {
+  static_assert(sizeof...(Accepted) > 0, "typed_actor: declare at least one message type");
+  static_assert((std::is_same_v<Accepted, std::decay_t<Accepted>> && ...),
+                "typed_actor: message types must be plain value types (no references or cv)");
+
+ public:
+  struct typed_actor_tag {};
+  using body_type = std::variant<Accepted...>;
+  template <class T>
+  static constexpr bool accepts_v = (std::is_same_v<std::decay_t<T>, Accepted> || ...);
+
+  template <class T>
+  void enqueue(T&& message, message_priority priority, std::shared_ptr<response_sink> reply) {
+    if (is_terminated()) {
+      reject_after_termination(reply, typeid(std::decay_t<T>).name());
+      return;
+    }
+    auto& queue = priority == message_priority::high ? high_ : normal_;
+    queue.push(envelope{body_type(std::in_place_type<std::decay_t<T>>, std::forward<T>(message)),
+                        std::move(reply)});
+    schedule_if_idle();
+  }
+
+  void enqueue_dynamic(std::any message, message_priority priority,
+                       std::shared_ptr<response_sink> reply) override {
+    const bool matched = ((std::any_cast<Accepted>(&message) != nullptr
+                               ? (enqueue(std::move(*std::any_cast<Accepted>(&message)), priority,
+                                          std::move(reply)),
+                                  true)
+                               : false) ||
+                          ...);
+    if (!matched) report_unexpected(demangle(message.type().name()), reply);
+  }
+
+  std::size_t mailbox_size() const noexcept override {
+    return normal_.size_approx() + high_.size_approx();
+  }
+
+ protected:
+  void initialize() override {
+    if constexpr (requires(Derived& d) { d.on_start(); }) derived().on_start();
+  }
+
+  std::size_t process_mailbox(std::size_t budget) override {
+    std::size_t handled = 0;
+    while (handled < budget) {
+      auto* queue = &high_;
+      envelope* e = queue->front();
+      if (e == nullptr) {
+        queue = &normal_;
+        e = queue->front();
+        if (e == nullptr) break;
+      }
+      std::visit([&](auto& m) { handle(m, e->reply); }, e->body);
+      queue->pop();
+      ++handled;
+      if (quit_requested()) break;
+    }
+    return handled;
+  }
+
+  mailbox_mark mark_mailbox() const noexcept override {
+    return {high_.consumer_position(), normal_.consumer_position()};
+  }
+  bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
+    return high_.has_items_after(mark.high) || normal_.has_items_after(mark.normal);
+  }
+
+  std::size_t drop_mailbox() override {
+    std::size_t dropped = 0;
+    for (auto* queue : {&high_, &normal_}) {
+      while (envelope* e = queue->front()) {
+        if (e->reply) {
+          e->reply->fail(request_error(request_error_code::dead_actor,
+                                       "actor '" + name() + "' terminated before replying"));
+        }
+        queue->pop();
+        ++dropped;
+      }
+    }
+    return dropped;
+  }
+
+ private:
+  struct envelope {
+    body_type body;
+    std::shared_ptr<response_sink> reply;
+  };
+
+  Derived& derived() noexcept { return static_cast<Derived&>(*this); }
+
+  template <class M>
+  void handle(M& message, const std::shared_ptr<response_sink>& reply) {
+    static_assert(requires(Derived& d, M& m) { d.on(m); },
+                  "typed_actor: the actor declares a message type it has no on(T&) handler for");
+    using result = decltype(derived().on(message));
+    guarded(reply, [&] {
+      if constexpr (std::is_void_v<result>) {
+        derived().on(message);
+        if (reply) reply->deliver(std::any(unit_t{}));
+      } else if (reply) {
+        reply->deliver(std::any(derived().on(message)));
+      } else {
+        (void)derived().on(message);
+      }
+    });
+  }
+
+  mpsc_queue<envelope> high_;
+  mpsc_queue<envelope> normal_;
+};
+
+template <class D>
+concept typed_actor_type = requires { typename D::typed_actor_tag; };
+
+// The result type of D's handler for T (void when it returns nothing).
+template <class D, class T>
+using handler_result_t = decltype(std::declval<D&>().on(std::declval<std::decay_t<T>&>()));
+
+}  // namespace spate

@@ -1,0 +1,229 @@
+#include "spate/actor/abstract_actor.hpp"
+
+#include <algorithm>
+
+#include "spate/actor/actor_system.hpp"
+
+namespace spate {
+
+abstract_actor::abstract_actor() = default;
+
+abstract_actor::~abstract_actor() {
+  while (control_message* m = control_.pop()) delete m;
+}
+
+void abstract_actor::enqueue_control(control_message* m) {
+  if (is_terminated()) {
+    delete m;
+    return;
+  }
+  control_.push(m);
+  schedule_if_idle();
+}
+
+void abstract_actor::kill(exit_reason reason) {
+  enqueue_control(make_control([reason = std::move(reason)](abstract_actor& self) {
+    self.quit(reason);
+  }));
+}
+
+void abstract_actor::reject_after_termination(const std::shared_ptr<response_sink>& reply,
+                                              const char*) {
+  system_->count_dead_letter();
+  if (reply) {
+    reply->fail(request_error(request_error_code::dead_actor,
+                              "actor '" + name_ + "' has terminated"));
+  }
+}
+
+void abstract_actor::quit(exit_reason reason) {
+  if (quit_requested_) return;
+  quit_requested_ = true;
+  quit_reason_ = std::move(reason);
+}
+
+void abstract_actor::schedule_if_idle() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with resume()'s fence
+  if (state_.load(std::memory_order_relaxed) != state_idle) return;
+  int expected = state_idle;
+  if (state_.compare_exchange_strong(expected, state_scheduled, std::memory_order_acq_rel)) {
+    schedule_on_executor();
+  }
+}
+
+void abstract_actor::schedule_on_executor() {
+  add_ref();  // the scheduled activation holds a reference; resume() drops it
+  executor_->schedule(this);
+}
+
+resume_result abstract_actor::resume(std::size_t budget) {
+  drain_control_queue();
+  if (!initialized_ && !quit_requested_) {
+    initialized_ = true;
+    guarded(nullptr, [&] { initialize(); });
+  }
+  std::size_t handled = 0;
+  if (!quit_requested_) handled = process_mailbox(budget);
+  if (quit_requested_) {
+    terminate(quit_reason_);
+    release();
+    return resume_result::done;
+  }
+  if (handled == budget) return resume_result::resume_later;
+  // Idle handshake (see the header): after the store, another activation may already be
+  // running, so only producer-side atomics are read from here on.
+  const mailbox_mark mark = mark_mailbox();
+  state_.store(state_idle, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (mailbox_grew_since(mark) || !control_.empty_approx()) {
+    int expected = state_idle;
+    if (state_.compare_exchange_strong(expected, state_scheduled, std::memory_order_acq_rel)) {
+      return resume_result::resume_later;
+    }
+  }
+  release();
+  return resume_result::awaiting;
+}
+
+void abstract_actor::drain_control_queue() {
+  while (!quit_requested_) {
+    control_message* m = control_.pop();
+    if (m == nullptr) break;
+    guarded(nullptr, [&] { m->run(*this); });
+    delete m;
+  }
+}
+
+void abstract_actor::fail_with_exception(const std::shared_ptr<response_sink>& reply,
+                                         const char* what,
+                                         const std::string& exception_type) noexcept {
+  try {
+    const std::string text = exception_type + ": " + what;
+    if (reply) {
+      reply->fail(request_error(request_error_code::handler_failed,
+                                "actor '" + name_ + "' failed: " + text));
+    }
+    system_->report_error("spate: actor '" + name_ + "' (#" + std::to_string(id_) +
+                          ") terminated by an unhandled exception: " + text);
+    quit(exit_reason{exit_code::unhandled_exception, text});
+  } catch (...) {
+    quit(exit_reason{exit_code::unhandled_exception, "exception while reporting an exception"});
+  }
+}
+
+void abstract_actor::report_unexpected(const std::string& type_name,
+                                       const std::shared_ptr<response_sink>& reply) {
+  system_->count_unexpected();
+  system_->report_error("spate: actor '" + name_ + "' (#" + std::to_string(id_) +
+                        ") received an unexpected message of type " + type_name);
+  if (reply) {
+    reply->fail(request_error(request_error_code::unexpected_message,
+                              "actor '" + name_ + "' cannot handle a message of type " +
+                                  type_name));
+  }
+}
+
+void abstract_actor::link_to(const actor& other) {
+  if (!other || other.get() == this) return;
+  abstract_actor* peer = other.get();
+  // Lock in address order: two actors linking to each other must not deadlock.
+  abstract_actor* first = std::min(this, peer);
+  abstract_actor* second = std::max(this, peer);
+  std::scoped_lock lock(first->attachments_mutex_, second->attachments_mutex_);
+  if (peer->attachments_closed_) {
+    enqueue_control(make_control([source = other, reason = peer->final_reason_](
+                                     abstract_actor& self) mutable {
+      exit_msg m{std::move(source), std::move(reason)};
+      self.handle_exit(m);
+    }));
+    return;
+  }
+  if (std::find(links_.begin(), links_.end(), other) != links_.end()) return;
+  links_.push_back(other);
+  peer->links_.push_back(self());
+}
+
+void abstract_actor::unlink_from(const actor& other) {
+  if (!other || other.get() == this) return;
+  abstract_actor* peer = other.get();
+  abstract_actor* first = std::min(this, peer);
+  abstract_actor* second = std::max(this, peer);
+  std::scoped_lock lock(first->attachments_mutex_, second->attachments_mutex_);
+  std::erase(links_, other);
+  std::erase_if(peer->links_, [&](const actor& a) { return a.get() == this; });
+}
+
+void abstract_actor::monitor(const actor& other) {
+  if (!other || other.get() == this) return;
+  abstract_actor* peer = other.get();
+  std::lock_guard lock(peer->attachments_mutex_);
+  if (peer->attachments_closed_) {
+    enqueue_control(make_control([source = other, reason = peer->final_reason_](
+                                     abstract_actor& self) mutable {
+      down_msg m{std::move(source), std::move(reason)};
+      self.handle_down(m);
+    }));
+    return;
+  }
+  peer->monitors_.push_back(self());
+}
+
+void abstract_actor::delayed_send_to_self(std::chrono::nanoseconds delay, std::any message) {
+  auto boxed = std::make_shared<std::any>(std::move(message));
+  system_->timers().schedule_after(delay, [target = self(), boxed] {
+    target.get()->enqueue_dynamic(std::move(*boxed), message_priority::normal, nullptr);
+  });
+}
+
+void abstract_actor::handle_exit(exit_msg& m) {
+  {
+    std::lock_guard lock(attachments_mutex_);
+    std::erase(links_, m.source);
+  }
+  if (exit_handler_) {
+    exit_handler_(m);
+  } else if (!m.reason.is_normal()) {
+    quit(m.reason);
+  }
+}
+
+void abstract_actor::handle_down(down_msg& m) {
+  if (down_handler_) down_handler_(m);
+}
+
+void abstract_actor::terminate(exit_reason reason) {
+  guarded(nullptr, [&] { on_terminated(reason); });
+  state_.store(state_terminated, std::memory_order_release);
+  const std::size_t dropped = drop_mailbox();
+  for (std::size_t i = 0; i < dropped; ++i) system_->count_dead_letter();
+  while (control_message* m = control_.pop()) delete m;
+  std::vector<actor> links;
+  std::vector<actor> monitors;
+  {
+    std::lock_guard lock(attachments_mutex_);
+    attachments_closed_ = true;
+    final_reason_ = reason;
+    links.swap(links_);
+    monitors.swap(monitors_);
+  }
+  const actor me = self();
+  for (auto& peer : links) {
+    {
+      std::lock_guard lock(peer.get()->attachments_mutex_);
+      std::erase(peer.get()->links_, me);
+    }
+    peer.get()->enqueue_control(make_control([me, reason](abstract_actor& target) {
+      exit_msg m{me, reason};
+      target.handle_exit(m);
+    }));
+  }
+  for (auto& watcher : monitors) {
+    watcher.get()->enqueue_control(make_control([me, reason](abstract_actor& target) {
+      down_msg m{me, reason};
+      target.handle_down(m);
+    }));
+  }
+  system_->on_actor_terminated(*this);
+}
+
+}  // namespace spate

@@ -1,0 +1,157 @@
+#include "spate/actor/actor_system.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace spate {
+
+actor_system::actor_system(actor_system_config config)
+    : config_(std::move(config)), pool_(config_.scheduler) {}
+
+actor_system::~actor_system() { shutdown(); }
+
+void actor_system::report_error(const std::string& text) {
+  if (config_.error_reporter) {
+    config_.error_reporter(text);
+    return;
+  }
+  std::lock_guard lock(report_mutex_);
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+void actor_system::register_actor(abstract_actor* a, bool hidden) {
+  std::lock_guard lock(registry_mutex_);
+  if (shutting_down_) {
+    throw std::logic_error("spate: cannot spawn '" + a->name() +
+                           "': the actor system is shutting down");
+  }
+  registry_.emplace(a->id(), actor(a));
+  if (hidden) {
+    hidden_.emplace(a->id(), true);
+  } else {
+    ++visible_actors_;
+  }
+}
+
+void actor_system::launch(abstract_actor* a, spawn_options options, std::string default_name) {
+  a->system_ = this;
+  a->id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
+  a->name_ = options.name.empty() ? std::move(default_name) : std::move(options.name);
+  if (options.detached) {
+    auto thread = std::make_unique<dedicated_thread>("spate-detached", pool_.config().task_budget,
+                                                     options.pin_to_cpu);
+    a->executor_ = thread.get();
+    std::lock_guard lock(registry_mutex_);
+    dedicated_threads_.push_back(std::move(thread));
+  } else {
+    a->executor_ = &pool_;
+  }
+  try {
+    register_actor(a, false);
+  } catch (...) {
+    a->state_.store(abstract_actor::state_terminated);
+    throw;
+  }
+  // The first activation runs initialize() (on_start / make_behavior).
+  a->add_ref();
+  a->executor_->schedule(a);
+}
+
+actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, std::string name) {
+  auto* a = new blocking_actor();
+  actor handle(a, /*add_ref=*/false);
+  a->system_ = this;
+  a->id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
+  a->name_ = name.empty() ? "blocking_actor" : std::move(name);
+  a->executor_ = nullptr;
+  register_actor(a, false);
+  std::thread thread([self = actor_ref<blocking_actor>(a), body = std::move(body)] {
+    exit_reason reason;
+    try {
+      body(*self.get());
+    } catch (const actor_exited& e) {
+      reason = e.reason();
+    } catch (const std::exception& e) {
+      reason = {exit_code::unhandled_exception, demangle(typeid(e).name()) + ": " + e.what()};
+      self.get()->system().report_error("spate: blocking actor '" + self.name() +
+                                        "' terminated by an unhandled exception: " +
+                                        reason.message);
+    }
+    self.get()->finish(std::move(reason));
+  });
+  std::lock_guard lock(registry_mutex_);
+  blocking_threads_.push_back(std::move(thread));
+  return handle;
+}
+
+void actor_system::on_actor_terminated(abstract_actor& a) {
+  actor keep_alive;  // released outside the lock
+  {
+    std::lock_guard lock(registry_mutex_);
+    auto it = registry_.find(a.id());
+    if (it == registry_.end()) return;
+    keep_alive = std::move(it->second);
+    registry_.erase(it);
+    if (hidden_.erase(a.id()) == 0) --visible_actors_;
+  }
+  registry_changed_.notify_all();
+}
+
+std::size_t actor_system::running_actors() const {
+  std::lock_guard lock(registry_mutex_);
+  return visible_actors_;
+}
+
+void actor_system::await_all_actors_done() {
+  std::unique_lock lock(registry_mutex_);
+  registry_changed_.wait(lock, [&] { return visible_actors_ == 0; });
+}
+
+bool actor_system::await_all_actors_done_for(std::chrono::nanoseconds timeout) {
+  std::unique_lock lock(registry_mutex_);
+  return registry_changed_.wait_for(lock, timeout, [&] { return visible_actors_ == 0; });
+}
+
+void actor_system::shutdown() {
+  std::vector<actor> alive;
+  {
+    std::lock_guard lock(registry_mutex_);
+    if (shut_down_) return;
+    shutting_down_ = true;
+    for (auto& [id, a] : registry_) alive.push_back(a);
+  }
+  for (auto& a : alive) a.get()->kill({exit_code::user_shutdown, "actor system shutdown"});
+  alive.clear();
+  {
+    std::unique_lock lock(registry_mutex_);
+    // Scoped actors live in their owner's scope; they are told to stop but not waited for.
+    while (!registry_changed_.wait_for(lock, std::chrono::seconds(5),
+                                       [&] { return registry_.size() == hidden_.size(); })) {
+      std::string names;
+      for (auto& [id, a] : registry_) names += " '" + a.name() + "'";
+      lock.unlock();
+      report_error("spate: shutdown is waiting for actors busy in a handler:" + names);
+      lock.lock();
+    }
+    shut_down_ = true;
+  }
+  for (auto& t : blocking_threads_) t.join();
+  for (auto& t : dedicated_threads_) t->stop();
+  for (auto& t : dedicated_threads_) t->join();
+  pool_.stop();
+}
+
+scoped_actor::scoped_actor(actor_system& system) {
+  auto* a = new blocking_actor();
+  self_ = actor_ref<blocking_actor>(a, /*add_ref=*/false);
+  a->system_ = &system;
+  a->id_ = system.next_id_.fetch_add(1, std::memory_order_relaxed);
+  a->name_ = "scoped_actor";
+  system.register_actor(a, /*hidden=*/true);
+}
+
+scoped_actor::~scoped_actor() {
+  if (!self_.is_terminated()) self_.get()->finish({});
+}
+
+}  // namespace spate

@@ -1,0 +1,67 @@
+#include "spate/actor/blocking_actor.hpp"
+
+namespace spate {
+
+void blocking_actor::enqueue_dynamic(std::any message, message_priority,
+                                     std::shared_ptr<response_sink> reply) {
+  if (is_terminated()) {
+    reject_after_termination(reply, message.type().name());
+    return;
+  }
+  mailbox_.push(dynamic_envelope{std::move(message), std::move(reply)});
+  schedule_if_idle();
+}
+
+std::optional<dynamic_envelope> blocking_actor::next_message(
+    std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    drain_control_queue();
+    if (quit_requested()) throw actor_exited(quit_reason_for_blocking());
+    if (dynamic_envelope* e = mailbox_.front()) {
+      dynamic_envelope taken = std::move(*e);
+      mailbox_.pop();
+      return taken;
+    }
+    // Same handshake as abstract_actor::resume, with a wait instead of a return.
+    const mailbox_mark mark = mark_mailbox();
+    state_.store(state_idle, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!mailbox_grew_since(mark) && control_is_empty()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) {
+        state_.store(state_scheduled, std::memory_order_relaxed);
+        return std::nullopt;
+      }
+      if (deadline == std::chrono::steady_clock::time_point::max()) {
+        wake_.wait();
+      } else {
+        wake_.wait_for(deadline - now);
+      }
+    }
+    state_.store(state_scheduled, std::memory_order_relaxed);
+  }
+}
+
+void blocking_actor::run_handler(const behavior& b, dynamic_envelope& envelope) {
+  auto result = b.invoke(envelope.message);
+  if (!result) {
+    report_unexpected(demangle(envelope.message.type().name()), envelope.reply);
+  } else if (envelope.reply) {
+    envelope.reply->deliver(result->has_value() ? std::move(*result) : std::any(unit_t{}));
+  }
+}
+
+std::size_t blocking_actor::drop_mailbox() {
+  std::size_t dropped = 0;
+  while (dynamic_envelope* e = mailbox_.front()) {
+    if (e->reply) {
+      e->reply->fail(request_error(request_error_code::dead_actor,
+                                   "actor '" + name() + "' terminated before replying"));
+    }
+    mailbox_.pop();
+    ++dropped;
+  }
+  return dropped;
+}
+
+}  // namespace spate

@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+
+#include "test_support.hpp"
+
+using namespace spate_test;
+
+namespace {
+struct square {
+  int x;
+};
+struct boom {};
+struct calculator : spate::typed_actor<calculator, square, boom> {
+  int on(square& s) { return s.x * s.x; }
+  void on(boom&) { throw std::runtime_error("division by zero"); }
+};
+
+struct ask {
+  spate::actor_ref<calculator> target;
+  int x;
+};
+struct result_of_ask {};
+// Requests from inside an actor and keeps the answer (or the error) in its state.
+struct asker : spate::typed_actor<asker, ask, result_of_ask> {
+  void on(ask& a) {
+    spate::request(a.target, square{a.x}, std::chrono::seconds(10))
+        .then(
+            *this, [this](int v) { answer = v; },
+            [this](const spate::request_error& e) { error = e.what(); });
+  }
+  std::string on(result_of_ask&) { return error.empty() ? std::to_string(answer) : error; }
+  int answer = -1;
+  std::string error;
+};
+}  // namespace
+
+TEST(request, typed_response_type_is_deduced) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  int r = spate::request(calc, square{12}, 10s).get();
+  EXPECT_EQ(r, 144);
+}
+
+TEST(request, from_inside_an_actor_with_then) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  auto a = system.spawn<asker>();
+  spate::send(a, ask{calc, 7});
+  ASSERT_TRUE(eventually([&] { return spate::request(a, result_of_ask{}, 10s).get() == "49"; }));
+}
+
+TEST(request, times_out_when_nobody_answers) {
+  spate::actor_system system(quiet_config());
+  // A blocking actor that never reads its mailbox until told to stop.
+  std::atomic<bool> release{false};
+  auto silent = system.spawn_blocking([&](spate::blocking_actor&) {
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    spate::request<int>(silent, 1, 50ms).get();
+    FAIL() << "expected a time-out";
+  } catch (const spate::request_error& e) {
+    EXPECT_EQ(e.code(), spate::request_error_code::timeout);
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 50ms);
+  release = true;
+}
+
+TEST(request, to_a_dead_actor_fails_at_once_and_sends_are_counted) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  EXPECT_THROW(spate::request(calc, boom{}, 10s).get(), spate::request_error);
+  ASSERT_TRUE(eventually([&] { return calc.is_terminated(); }));
+  try {
+    spate::request(calc, square{2}, 10s).get();
+    FAIL() << "expected dead_actor";
+  } catch (const spate::request_error& e) {
+    EXPECT_EQ(e.code(), spate::request_error_code::dead_actor);
+  }
+  const auto before = system.dead_letters();
+  spate::send(calc, square{3});
+  spate::send(calc, square{4});
+  EXPECT_EQ(system.dead_letters(), before + 2);
+}
+
+TEST(request, handler_exception_fails_the_request_with_the_message) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  try {
+    spate::request(calc, boom{}, 10s).get();
+    FAIL() << "expected handler_failed";
+  } catch (const spate::request_error& e) {
+    EXPECT_EQ(e.code(), spate::request_error_code::handler_failed);
+    EXPECT_NE(std::string(e.what()).find("division by zero"), std::string::npos) << e.what();
+  }
+}
+
+TEST(request, blocking_get_on_a_worker_thread_is_refused) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  auto a = system.spawn([calc](spate::event_based_actor&) {
+    return spate::behavior{[calc](int) -> std::string {
+      try {
+        spate::request(calc, square{1}, std::chrono::seconds(1)).get();
+        return "no error";
+      } catch (const std::logic_error& e) {
+        return e.what();
+      }
+    }};
+  });
+  const auto text = spate::request<std::string>(a, 0, 10s).get();
+  EXPECT_NE(text.find("worker thread"), std::string::npos) << text;
+}
+
+TEST(request, null_handle_is_rejected) {
+  spate::actor_ref<calculator> none;
+  EXPECT_THROW(spate::send(none, square{1}), std::invalid_argument);
+}
