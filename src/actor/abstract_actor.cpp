@@ -73,7 +73,7 @@ resume_result abstract_actor::resume(std::size_t budget) {
   // Idle handshake (see the header): after the store, another activation may already be
   // running, so only producer-side atomics are read from here on.
   const mailbox_mark mark = mark_mailbox();
-  state_.store(state_idle, std::memory_order_relaxed);
+  state_.store(state_idle, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (mailbox_grew_since(mark) || !control_.empty_approx()) {
     int expected = state_idle;

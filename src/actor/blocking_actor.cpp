@@ -24,7 +24,7 @@ std::optional<dynamic_envelope> blocking_actor::next_message(
     }
     // Same handshake as abstract_actor::resume, with a wait instead of a return.
     const mailbox_mark mark = mark_mailbox();
-    state_.store(state_idle, std::memory_order_relaxed);
+    state_.store(state_idle, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!mailbox_grew_since(mark) && control_is_empty()) {
       const auto now = std::chrono::steady_clock::now();

@@ -20,7 +20,7 @@ bool response_sink::fail(request_error error) {
   std::lock_guard lock(mutex_);
   if (completed_) return false;
   completed_ = true;
-  error_ = std::move(error);
+  error_ = error_record{error.code(), std::string(error.what())};
   if (requester_) {
     post_continuation_locked();
   } else {
@@ -35,7 +35,7 @@ std::any response_sink::wait_until(std::chrono::steady_clock::time_point deadlin
     completed_ = true;  // a late response is ignored
     throw request_error(request_error_code::timeout, "request '" + request_type_ + "' timed out");
   }
-  if (error_) throw *error_;
+  if (error_) throw request_error(error_->code, error_->text);
   return std::move(*value_);
 }
 
@@ -54,7 +54,7 @@ void response_sink::post_continuation_locked() {
       [value = std::move(value_), error = std::move(error_), on_value = std::move(on_value_),
        on_error = std::move(on_error_)](abstract_actor&) mutable {
         if (error) {
-          on_error(*error);
+          on_error(request_error(error->code, error->text));
           return;
         }
         try {

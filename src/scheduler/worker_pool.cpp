@@ -187,7 +187,6 @@ void worker_pool::run_worker(worker& w) {
   current_worker = &w;
   name_current_thread((config_.thread_name_prefix + "-" + std::to_string(w.index)).c_str());
   if (config_.pin_threads) pin_current_thread_to_cpu(w.index % available_cpus());
-  w.started_ns = now_ns();
   while (!stopping_.load(std::memory_order_acquire)) {
     task* t = find_work(w);
     if (t == nullptr) continue;

@@ -13,6 +13,7 @@ struct ball {
 struct player : spate::typed_actor<player, ball, spate::actor_ref<player>> {
   void on(spate::actor_ref<player>& p) { peer = p; }
   void on(ball& b) { spate::send(peer, ball{b.hits + 1}); }
+  void on_stop() { peer = nullptr; }  // break the player <-> player cycle
   spate::actor_ref<player> peer;
 };
 }  // namespace

@@ -46,6 +46,7 @@ struct relay : spate::typed_actor<relay, hop, spate::actor> {
       spate::send(next, hop{h.left - 1});
     }
   }
+  void on_stop() { next = nullptr; }  // the ring is a cycle of handles
   spate::actor next;
   std::atomic<int>* done = nullptr;
 };

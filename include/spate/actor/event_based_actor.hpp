@@ -43,6 +43,8 @@ class event_based_actor : public abstract_actor {
     return high_.has_items_after(mark.high) || normal_.has_items_after(mark.normal);
   }
   std::size_t drop_mailbox() override;
+  // Drops the behavior: its handlers often capture handles to other actors.
+  void on_terminated(const exit_reason&) override { behavior_ = behavior{}; }
 
  private:
   behavior behavior_;

@@ -42,7 +42,14 @@ class response_sink {
   std::condition_variable completed_cv_;
   bool completed_ = false;
   std::optional<std::any> value_;
-  std::optional<request_error> error_;
+  // The error as code and text, not as an exception object: std::runtime_error shares its
+  // message through a reference count that must not cross threads (and ThreadSanitizer
+  // cannot see inside libstdc++ to prove it safe).
+  struct error_record {
+    request_error_code code;
+    std::string text;
+  };
+  std::optional<error_record> error_;
   actor requester_;
   value_handler on_value_;
   error_handler on_error_;

@@ -9,6 +9,9 @@
 //     long on(get_count&) { return n; }  // a non-void result answers requests
 //     long n = 0;
 //   };
+//
+// Optional hooks: `void on_start()` before the first message and `void on_stop()` at
+// termination, both in the actor's context.
 #include <any>
 #include <cstddef>
 #include <memory>
@@ -61,9 +64,19 @@ class typed_actor : public abstract_actor {
     return normal_.size_approx() + high_.size_approx();
   }
 
+  // A typed handle to this actor (for sending to itself or handing out).
+  actor_ref<Derived> typed_self() { return actor_ref<Derived>(&derived()); }
+
  protected:
   void initialize() override {
     if constexpr (requires(Derived& d) { d.on_start(); }) derived().on_start();
+  }
+
+  // Runs on every termination (quit, kill, shutdown, exception, linked exit). Release
+  // handles to other actors here: two actors holding handles to each other keep each
+  // other's memory alive after both terminated.
+  void on_terminated(const exit_reason&) override {
+    if constexpr (requires(Derived& d) { d.on_stop(); }) derived().on_stop();
   }
 
   std::size_t process_mailbox(std::size_t budget) override {

@@ -1,0 +1,69 @@
+#pragma once
+// The benchmark contract of shared/BENCHMARKS.md: named benchmarks, each with its
+// parameters (and defaults) and one function per implementation.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace spate_bench {
+
+using json = nlohmann::ordered_json;
+
+// A user error (unknown benchmark, impl or parameter, bad value): printed on one line, exit 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class bench_params {
+ public:
+  bench_params(std::map<std::string, std::string> values) : values_(std::move(values)) {}
+  std::string text(const std::string& key) const;
+  std::int64_t integer(const std::string& key) const;
+  double number(const std::string& key) const;
+  bool flag(const std::string& key) const;
+  const std::map<std::string, std::string>& all() const noexcept { return values_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// Returns the metrics object of one run ("items_per_s", ...).
+using bench_function = std::function<json(const bench_params&)>;
+
+struct benchmark_definition {
+  std::string name;
+  std::string description;
+  std::vector<std::pair<std::string, std::string>> parameters;  // name, default
+  std::map<std::string, bench_function> impls;
+};
+
+class bench_registry {
+ public:
+  void define(std::string name, std::string description,
+              std::vector<std::pair<std::string, std::string>> parameters);
+  void implement(const std::string& benchmark, const std::string& impl, bench_function fn);
+  const benchmark_definition& find(const std::string& name) const;
+  const std::map<std::string, benchmark_definition>& all() const noexcept { return benchmarks_; }
+
+ private:
+  std::map<std::string, benchmark_definition> benchmarks_;
+};
+
+// Each impl file registers its benchmarks.
+void define_benchmarks(bench_registry& registry);
+void register_thread_impls(bench_registry& registry);
+void register_spate_actor_impls(bench_registry& registry);
+void register_spate_actor_savina(bench_registry& registry);
+#ifdef SPATE_BENCH_HAVE_CAF
+void register_caf_impls(bench_registry& registry);
+void register_caf_savina(bench_registry& registry);
+#endif
+
+}  // namespace spate_bench

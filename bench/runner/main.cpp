@@ -1,0 +1,135 @@
+// spate-bench: one runner for every benchmark and implementation (shared/BENCHMARKS.md).
+//   spate-bench list
+//   spate-bench NAME --impl IMPL [--KEY=VALUE ...]
+// Prints exactly one JSON object on one line on stdout; everything else goes to stderr.
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "bench_registry.hpp"
+#include "measure.hpp"
+#include "spate/platform/cpu_affinity.hpp"
+
+using namespace spate_bench;
+
+namespace {
+
+// Parameters every benchmark takes.
+std::vector<std::pair<std::string, std::string>> common_parameters() {
+  return {{"threads", std::to_string(spate::available_cpus())}, {"polling", "default"}};
+}
+
+void print_list(const bench_registry& registry) {
+  std::cout << "benchmarks (spate-bench NAME --impl IMPL [--KEY=VALUE ...]):\n";
+  for (const auto& [name, def] : registry.all()) {
+    std::cout << "  " << name << ": " << def.description << "\n    impls:";
+    for (const auto& [impl, fn] : def.impls) std::cout << ' ' << impl;
+#ifndef SPATE_BENCH_HAVE_CAF
+    std::cout << " (caf: not built, libcaf-dev was not found)";
+#endif
+    std::cout << "\n    params:";
+    for (const auto& [key, value] : def.parameters) std::cout << " --" << key << '=' << value;
+    for (const auto& [key, value] : common_parameters()) std::cout << " --" << key << '=' << value;
+    std::cout << '\n';
+  }
+}
+
+int run(const bench_registry& registry, int argc, char** argv) {
+  const std::string name = argv[1];
+  const auto& def = registry.find(name);
+  std::map<std::string, std::string> values;
+  for (const auto& [k, v] : def.parameters) values[k] = v;
+  for (const auto& [k, v] : common_parameters()) values[k] = v;
+  std::string impl;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--impl" && i + 1 < argc) {
+      impl = argv[++i];
+      continue;
+    }
+    if (arg.rfind("--impl=", 0) == 0) {
+      impl = arg.substr(7);
+      continue;
+    }
+    const auto eq = arg.find('=');
+    if (arg.rfind("--", 0) != 0 || eq == std::string::npos) {
+      throw usage_error("argument '" + arg + "': expected --KEY=VALUE");
+    }
+    const std::string key = arg.substr(2, eq - 2);
+    if (!values.count(key)) {
+      std::string valid;
+      for (const auto& [k, v] : values) valid += (valid.empty() ? "" : ", ") + k;
+      throw usage_error("benchmark " + name + " has no parameter '" + key + "'; valid: " + valid);
+    }
+    values[key] = arg.substr(eq + 1);
+  }
+  std::string valid_impls;
+  for (const auto& [k, fn] : def.impls) valid_impls += (valid_impls.empty() ? "" : ", ") + k;
+  if (impl.empty()) throw usage_error("missing --impl; valid for " + name + ": " + valid_impls);
+  auto it = def.impls.find(impl);
+  if (it == def.impls.end()) {
+    throw usage_error("benchmark " + name + " has no impl '" + impl + "'; valid: " + valid_impls);
+  }
+  const std::string polling = values["polling"];
+  if (polling != "default" && polling != "aggressive" && polling != "spin") {
+    throw usage_error("--polling=" + polling + ": expected default, aggressive or spin");
+  }
+  bench_params params(values);
+  if (params.integer("threads") == 0) throw usage_error("--threads must be at least 1");
+
+  const double c2c_before = cache_line_round_trip_ns();
+  json metrics = it->second(params);
+  const double c2c_after = cache_line_round_trip_ns();
+
+  json out;
+  out["bench"] = name;
+  out["impl"] = impl;
+  json p = json::object();
+  for (const auto& [k, v] : values) {
+    char* end = nullptr;
+    const long long as_int = std::strtoll(v.c_str(), &end, 10);
+    if (!v.empty() && *end == '\0') {
+      p[k] = as_int;
+    } else {
+      p[k] = v;
+    }
+  }
+  out["params"] = p;
+  out["metrics"] = metrics;
+  out["c2c_ns"] = json::array({c2c_before, c2c_after});
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench_registry registry;
+  define_benchmarks(registry);
+  register_thread_impls(registry);
+  register_spate_actor_impls(registry);
+  register_spate_actor_savina(registry);
+#ifdef SPATE_BENCH_HAVE_CAF
+  register_caf_impls(registry);
+  register_caf_savina(registry);
+#endif
+  try {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+      std::cerr << "usage: spate-bench list | spate-bench NAME --impl IMPL [--KEY=VALUE ...]\n";
+      return argc < 2 ? 2 : 0;
+    }
+    if (std::string(argv[1]) == "list") {
+      print_list(registry);
+      return 0;
+    }
+    return run(registry, argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << "spate-bench: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "spate-bench: run failed: " << e.what() << std::endl;
+    return 1;
+  }
+}

@@ -1,0 +1,114 @@
+#include "measure.hpp"
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <atomic>
+#include <thread>
+
+#include "spate/platform/backoff.hpp"
+
+namespace spate_bench {
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+double cache_line_round_trip_ns() {
+  alignas(64) std::atomic<std::uint64_t> line{0};
+  constexpr int rounds = 20000;
+  constexpr int batches = 7;
+  std::vector<double> batch_ns;
+  std::thread echo([&] {
+    for (int i = 0; i < rounds * batches; ++i) {
+      const std::uint64_t want = 2ull * i + 1;
+      while (line.load(std::memory_order_acquire) != want) spate::cpu_relax();
+      line.store(want + 1, std::memory_order_release);
+    }
+  });
+  for (int b = 0; b < batches; ++b) {
+    const auto start = now_ns();
+    for (int i = b * rounds; i < (b + 1) * rounds; ++i) {
+      line.store(2ull * i + 1, std::memory_order_release);
+      while (line.load(std::memory_order_acquire) != 2ull * i + 2) spate::cpu_relax();
+    }
+    batch_ns.push_back(double(now_ns() - start) / rounds);
+  }
+  echo.join();
+  std::sort(batch_ns.begin(), batch_ns.end());
+  return batch_ns[batch_ns.size() / 2];
+}
+
+void timed_run(json& metrics, const std::function<void()>& body) {
+  const double cpu_before = process_cpu_seconds();
+  const auto start = now_ns();
+  body();
+  const double wall = double(now_ns() - start) / 1e9;
+  const double cpu = process_cpu_seconds() - cpu_before;
+  metrics["wall_s"] = wall;
+  metrics["cpu_pct"] = wall > 0 ? 100.0 * cpu / wall : 0.0;
+  metrics["peak_rss_mb"] = peak_rss_mb();
+}
+
+void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples) {
+  if (samples.empty()) {
+    metrics["lat_samples"] = 0;
+    return;
+  }
+  std::sort(samples.begin(), samples.end());
+  double sum = 0;
+  for (auto s : samples) sum += double(s);
+  auto pct = [&](double p) {
+    std::size_t i = std::min(samples.size() - 1, std::size_t(p * double(samples.size())));
+    return double(samples[i]) / 1e3;
+  };
+  metrics["lat_samples"] = samples.size();
+  metrics["lat_mean_us"] = sum / double(samples.size()) / 1e3;
+  metrics["lat_p50_us"] = pct(0.50);
+  metrics["lat_p99_us"] = pct(0.99);
+  metrics["lat_max_us"] = double(samples.back()) / 1e3;
+}
+
+json savina_iterations(const bench_params& params, const std::function<double()>& iteration) {
+  const auto iterations = params.integer("iterations");
+  const auto warmup = params.integer("warmup");
+  if (iterations == 0) throw usage_error("parameter --iterations must be at least 1");
+  std::vector<double> times;
+  json metrics;
+  timed_run(metrics, [&] {
+    for (std::int64_t i = 0; i < warmup; ++i) iteration();
+    for (std::int64_t i = 0; i < iterations; ++i) times.push_back(iteration());
+  });
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  json result;
+  result["iter_s"] = sorted[sorted.size() / 2];
+  result["iter_min_s"] = sorted.front();
+  result["iter_max_s"] = sorted.back();
+  for (auto& [k, v] : metrics.items()) result[k] = v;
+  return result;
+}
+
+void wait_until_ns(std::int64_t deadline_ns) {
+  // Sleep while more than ~200 us remain (timer slack makes short sleeps overshoot), then spin.
+  for (;;) {
+    const auto left = deadline_ns - now_ns();
+    if (left <= 0) return;
+    if (left > 200'000) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(left - 150'000));
+    } else {
+      spate::cpu_relax();
+    }
+  }
+}
+
+}  // namespace spate_bench
