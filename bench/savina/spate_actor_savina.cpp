@@ -227,18 +227,20 @@ struct big_ping {
   std::int32_t sender;
 };
 struct big_pong {};
-struct big_start {
+struct big_peers {
   std::shared_ptr<const std::vector<actor_ref<big_worker>>> peers;
 };
-struct big_worker : spate::typed_actor<big_worker, big_start, big_ping, big_pong, stop> {
+struct big_go {};
+// Every worker gets the peer list before any worker starts: the main thread sends all
+// big_peers messages before the first big_go, and mailboxes are FIFO per sender.
+struct big_worker
+    : spate::typed_actor<big_worker, big_peers, big_go, big_ping, big_pong, stop> {
   big_worker(std::int32_t index, std::int64_t n, std::atomic<std::int64_t>* remaining,
              std::promise<void>* done)
       : index(index), n(n), rng(std::uint32_t(index) * 7919u + 1), remaining(remaining),
         done(done) {}
-  void on(big_start& s) {
-    peers = s.peers;
-    send_ping();
-  }
+  void on(big_peers& s) { peers = s.peers; }
+  void on(big_go&) { send_ping(); }
   void on(big_ping& ping) { send((*peers)[std::size_t(ping.sender)], big_pong{}); }
   void on(big_pong&) {
     if (++pongs == n) {
@@ -275,8 +277,9 @@ json big(const bench_params& p) {
       peers->push_back(system.spawn<big_worker>(std::int32_t(i), n, &remaining, &done));
     }
     std::shared_ptr<const std::vector<actor_ref<big_worker>>> shared = peers;
+    for (auto& w : *peers) send(w, big_peers{shared});
     const auto begin = now_ns();
-    for (auto& w : *peers) send(w, big_start{shared});
+    for (auto& w : *peers) send(w, big_go{});
     done.get_future().wait();
     const double elapsed = double(now_ns() - begin) / 1e9;
     for (auto& w : *peers) send(w, stop{});

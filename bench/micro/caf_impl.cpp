@@ -1,0 +1,174 @@
+// pipeline3, prodcons and latency_chain with CAF 0.17 event-based actors. As in the
+// high-throughput-actors paper, the CAF source sends as fast as it can into an unbounded
+// mailbox (no pacing), so its peak RSS is reported.
+#include <caf/all.hpp>
+
+#include <future>
+#include <vector>
+
+#include "../runner/bench_registry.hpp"
+#include "../runner/caf_config.hpp"
+#include "../runner/measure.hpp"
+#include "shapes.hpp"
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(spate_bench::tuple24)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(spate_bench::stamp)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::promise<std::uint64_t>*)
+
+namespace spate_bench {
+namespace {
+
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+constexpr std::uint64_t batch = 1024;
+
+struct sink_state {
+  std::uint64_t received = 0;
+  std::uint64_t checksum = 0;
+};
+
+template <class Item>
+caf::behavior counting_sink(caf::stateful_actor<sink_state>* self, std::uint64_t expected,
+                            std::promise<std::uint64_t>* done) {
+  return {[=](const Item& item) {
+    if constexpr (std::is_same_v<Item, tuple24>) {
+      self->state.checksum += item.value;
+    } else {
+      self->state.checksum += item;
+    }
+    if (++self->state.received == expected) done->set_value(self->state.checksum);
+  }};
+}
+
+template <class Item>
+caf::behavior forwarder(caf::event_based_actor* self, caf::actor next) {
+  return {[=](const Item& item) { self->send(next, item); }};
+}
+
+struct source_state {
+  std::uint64_t sent = 0;
+};
+
+template <class Make>
+caf::behavior batching_source(caf::stateful_actor<source_state>* self, caf::actor next,
+                              std::uint64_t n) {
+  return {[=](tick_atom) {
+    auto& sent = self->state.sent;
+    const std::uint64_t end = std::min(n, sent + batch);
+    for (; sent < end; ++sent) self->send(next, Make{}(sent));
+    if (sent < n) self->send(self, tick_atom::value);
+  }};
+}
+
+struct make_tuple {
+  tuple24 operator()(std::uint64_t i) const { return {i, i * 3, i}; }
+};
+struct make_word {
+  std::uint32_t operator()(std::uint64_t i) const { return static_cast<std::uint32_t>(i); }
+};
+
+void stop_all(const std::vector<caf::actor>& actors) {
+  for (auto& a : actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+}
+
+json pipeline3(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  caf::actor_system_config cfg;
+  configure_caf(cfg, p);
+  caf::actor_system system{cfg};
+  std::promise<std::uint64_t> done;
+  auto sink = system.spawn(counting_sink<tuple24>, n, &done);
+  auto middle = system.spawn(forwarder<tuple24>, sink);
+  auto source = system.spawn(batching_source<make_tuple>, middle, n);
+  std::uint64_t checksum = 0;
+  json m;
+  timed_run(m, [&] {
+    caf::anon_send(source, tick_atom::value);
+    checksum = done.get_future().get();
+  });
+  stop_all({source, middle, sink});
+  if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("pipeline3: wrong checksum");
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  return m;
+}
+
+json prodcons(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  caf::actor_system_config cfg;
+  configure_caf(cfg, p);
+  caf::actor_system system{cfg};
+  std::promise<std::uint64_t> done;
+  auto consumer = system.spawn(counting_sink<std::uint32_t>, n, &done);
+  auto producer = system.spawn(batching_source<make_word>, consumer, n);
+  std::uint64_t checksum = 0;
+  json m;
+  timed_run(m, [&] {
+    caf::anon_send(producer, tick_atom::value);
+    checksum = done.get_future().get();
+  });
+  stop_all({producer, consumer});
+  std::uint64_t expected = 0;
+  for (std::uint64_t i = 0; i < n; ++i) expected += static_cast<std::uint32_t>(i);
+  if (checksum != expected) throw std::runtime_error("prodcons: wrong checksum");
+  m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / double(n);
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  return m;
+}
+
+caf::behavior chain_stage(caf::event_based_actor* self, caf::actor next,
+                          std::vector<std::int64_t>* samples, std::promise<void>* finished) {
+  return {[=](const stamp& s) {
+    if (next) {
+      self->send(next, s);
+    } else if (s.sent_ns < 0) {
+      finished->set_value();
+    } else {
+      samples->push_back(now_ns() - s.sent_ns);
+    }
+  }};
+}
+
+json latency_chain(const bench_params& p) {
+  const auto stages = static_cast<std::size_t>(p.integer("stages"));
+  const double rate = p.number("rate");
+  const double seconds = p.number("seconds");
+  if (stages == 0 || rate <= 0) throw usage_error("latency_chain needs stages >= 1 and rate > 0");
+  caf::actor_system_config cfg;
+  configure_caf(cfg, p);
+  caf::actor_system system{cfg};
+  std::vector<std::int64_t> samples;
+  samples.reserve(std::size_t(rate * seconds) + 16);
+  std::promise<void> finished;
+  std::vector<caf::actor> chain;
+  caf::actor head;
+  for (std::size_t i = 0; i < stages; ++i) {
+    head = system.spawn(chain_stage, head, &samples, &finished);
+    chain.push_back(head);
+  }
+  json m;
+  timed_run(m, [&] {
+    const auto total = std::int64_t(rate * seconds);
+    const double period_ns = 1e9 / rate;
+    const auto start = now_ns();
+    for (std::int64_t i = 0; i < total; ++i) {
+      wait_until_ns(start + std::int64_t(double(i) * period_ns));
+      caf::anon_send(head, stamp{now_ns()});
+    }
+    caf::anon_send(head, stamp{-1});
+    finished.get_future().wait();
+  });
+  stop_all(chain);
+  samples.erase(samples.begin(),
+                samples.begin() + std::ptrdiff_t(double(samples.size()) * latency_warmup_fraction));
+  add_latency_metrics(m, std::move(samples));
+  return m;
+}
+
+}  // namespace
+
+void register_caf_impls(bench_registry& r) {
+  r.implement("pipeline3", "caf", pipeline3);
+  r.implement("prodcons", "caf", prodcons);
+  r.implement("latency_chain", "caf", latency_chain);
+}
+
+}  // namespace spate_bench

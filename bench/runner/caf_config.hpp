@@ -1,0 +1,23 @@
+#pragma once
+// --threads and --polling for CAF 0.17 (shared/BENCHMARKS.md): default = CAF's defaults;
+// aggressive = no sleeps in the moderate and relaxed phases; spin = also a practically
+// endless aggressive phase (a true busy poll).
+#include <caf/all.hpp>
+
+#include "bench_registry.hpp"
+
+namespace spate_bench {
+
+inline void configure_caf(caf::actor_system_config& cfg, const bench_params& p) {
+  cfg.set("scheduler.max-threads", static_cast<std::size_t>(p.integer("threads")));
+  const auto polling = p.text("polling");
+  if (polling == "aggressive" || polling == "spin") {
+    cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{0});
+    cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{0});
+  }
+  if (polling == "spin") {
+    cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{1} << 40);
+  }
+}
+
+}  // namespace spate_bench
