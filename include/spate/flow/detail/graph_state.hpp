@@ -1,0 +1,98 @@
+#pragma once
+// What the tasks of one running graph share: completion, the first error, cancellation,
+// per-node counters, and ownership of tasks and edges.
+//
+// Lifetime: the graph's owner and every task that has not finished hold a shared_ptr. A
+// task releases its reference as the very last thing it does, so the state (tasks and
+// edges included) outlives every activation and every notification between neighbours.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "spate/flow/edge.hpp"
+
+namespace spate::flow {
+
+// Thrown by graph::run() when a node threw: names the node, keeps the original exception.
+class node_error : public std::runtime_error {
+ public:
+  node_error(const std::string& node, const std::string& message, std::exception_ptr original)
+      : std::runtime_error("spate::flow: node '" + node + "' failed: " + message),
+        node_(node),
+        original_(std::move(original)) {}
+  const std::string& node() const noexcept { return node_; }
+  std::exception_ptr original() const noexcept { return original_; }
+
+ private:
+  std::string node_;
+  std::exception_ptr original_;
+};
+
+// Per node replica, readable while the graph runs.
+struct node_stats {
+  std::string name;
+  std::string kind;  // "source", "node", "sink", "router", "collector"
+  std::atomic<std::uint64_t> items_in{0};
+  std::atomic<std::uint64_t> items_out{0};
+  std::atomic<std::uint64_t> activations{0};
+  std::atomic<std::uint64_t> output_blocked{0};  // times the node suspended on a full edge
+};
+
+namespace detail {
+
+class node_task_base;
+
+class graph_state {
+ public:
+  graph_state() = default;
+  graph_state(const graph_state&) = delete;
+  graph_state& operator=(const graph_state&) = delete;
+  ~graph_state();
+
+  node_stats& add_stats(std::string name, std::string kind);
+  template <class E>
+  edge<E>* add_edge(std::size_t capacity) {
+    auto e = std::make_unique<edge<E>>(capacity);
+    auto* raw = e.get();
+    edges_.push_back(std::move(e));
+    return raw;
+  }
+  void add_task(std::unique_ptr<node_task_base> t);
+
+  // Starts every task (each takes a reference to this state).
+  void start(const std::shared_ptr<graph_state>& self);
+  // Records the first failure and cancels the graph: every task drops its input and ends.
+  void fail(const std::string& node, std::exception_ptr error);
+  bool cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
+  // Called by a task as its last step.
+  void task_finished();
+  // Blocks until every task has finished; rethrows a node's failure as node_error.
+  void wait_and_rethrow();
+  bool finished() const;
+  void cancel();
+
+  const std::vector<std::unique_ptr<node_stats>>& stats() const noexcept { return stats_; }
+  const std::vector<std::unique_ptr<node_task_base>>& tasks() const noexcept { return tasks_; }
+
+ private:
+  std::vector<std::unique_ptr<node_stats>> stats_;
+  std::vector<std::unique_ptr<edge_base>> edges_;
+  std::vector<std::unique_ptr<node_task_base>> tasks_;
+  std::atomic<std::size_t> live_{0};
+  std::atomic<bool> cancelled_{false};
+  mutable std::mutex mutex_;
+  std::condition_variable done_;
+  bool finished_ = false;
+  std::exception_ptr error_;
+  std::string error_node_;
+  std::string error_message_;
+};
+
+}  // namespace detail
+}  // namespace spate::flow

@@ -1,0 +1,321 @@
+#pragma once
+// A node replica as a task on the pool. One activation: flush buffered output; consume up
+// to the budget (merging the input edges round-robin); wake consumers of what was sent and
+// producers that were waiting for room; then go idle, or end the stream: on_stop() once
+// all inputs are closed and drained, flush, close the outputs, finish.
+#include <exception>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "spate/flow/detail/node_task_base.hpp"
+#include "spate/flow/node.hpp"
+#include "spate/flow/output_port.hpp"
+
+namespace spate::flow::detail {
+
+// How a replica receives its input.
+struct plain_input {};      // edges of In
+struct shared_input {};     // edges of shared_ptr<const In> (broadcast farms)
+struct sequenced_input {};  // edges of sequenced<In> (ordered farms; output is tagged)
+
+template <class In, class Mode>
+struct input_element {
+  using type = In;
+};
+template <class In>
+struct input_element<In, shared_input> {
+  using type = std::shared_ptr<const In>;
+};
+template <class In>
+struct input_element<In, sequenced_input> {
+  using type = sequenced<In>;
+};
+struct no_input {};  // sources
+template <class Mode>
+struct input_element<void, Mode> {
+  using type = no_input;
+};
+
+template <class N, class Mode>
+class node_task final : public node_task_base {
+ public:
+  using in_type = typename N::input_type;
+  using out_type = typename N::output_type;
+  using element = typename input_element<in_type, Mode>::type;
+  static constexpr bool is_source = std::is_void_v<in_type>;
+  static constexpr bool is_sink = std::is_void_v<out_type>;
+
+  static_assert(!std::is_same_v<Mode, shared_input> ||
+                    requires(N& n, const in_type& item) { n.consume(item); },
+                "spate::flow: workers of a broadcast farm share one copy of each item, so "
+                "their consume() must take `const In&`");
+
+  node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas)
+      : node_task_base(stats), node_(std::move(node)) {
+    node_access::bind(node_, replica, replicas);
+  }
+
+  void add_input(edge<element>* e) { inputs_.push_back(e); }
+  template <class Port>
+  void set_output(std::unique_ptr<Port> port) {
+    if constexpr (!is_sink) {
+      if constexpr (std::is_same_v<Port, tagging_port<out_type>>) tagging_ = port.get();
+      node_access::set_port(node_, static_cast<output_port<out_type>*>(port.get()));
+      port_ = std::move(port);
+    }
+  }
+
+  resume_result resume(std::size_t budget) override {
+    stats_.activations.store(stats_.activations.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
+    if (graph().cancelled()) return end_cancelled();
+    if (!started_) {
+      started_ = true;
+      if (!guarded([&] { node_.on_start(); })) return end_cancelled();
+    }
+    if (has_port() && !port_->flush()) return wait_for_output();
+    if (!input_done_) {
+      const std::size_t handled = consume_some(budget);
+      if (failed_) return end_cancelled();
+      release_waiting_producers();
+      if (has_port()) port_->notify_consumers();
+      if (has_port() && port_->has_pending()) return wait_for_output();
+      if (!input_done_) {
+        if (handled == budget) return resume_result::resume_later;
+        return go_idle([&] { return inputs_have_news(); });
+      }
+    }
+    if (!stopped_) {
+      stopped_ = true;
+      if (!guarded([&] { node_.on_stop(); })) return end_cancelled();
+      if (has_port() && !port_->flush()) return wait_for_output();
+    }
+    if (has_port()) port_->close();
+    return finish();
+  }
+
+ private:
+  bool has_port() const noexcept {
+    if constexpr (is_sink) {
+      return false;
+    } else {
+      return port_ != nullptr;
+    }
+  }
+
+  template <class F>
+  bool guarded(F&& f) noexcept {
+    try {
+      f();
+      return true;
+    } catch (...) {
+      failed_ = true;
+      graph().fail(name(), std::current_exception());
+      return false;
+    }
+  }
+
+  std::size_t consume_some(std::size_t budget) {
+    std::size_t handled = 0;
+    if constexpr (is_source) {
+      while (handled < budget) {
+        bool more = true;
+        if (!guarded([&] { more = node_.produce(); })) return handled;
+        ++handled;
+        if (!more) {
+          input_done_ = true;
+          break;
+        }
+        if (port_->has_pending()) break;
+      }
+      count_out();
+      return handled;
+    } else {
+      const std::size_t n = inputs_.size();
+      std::size_t empty_in_a_row = 0;
+      while (handled < budget && empty_in_a_row < n) {
+        edge<element>* e = inputs_[next_input_];
+        element* item = e->ring.front();
+        if (item == nullptr) {
+          ++empty_in_a_row;
+          next_input_ = next_input_ + 1 == n ? 0 : next_input_ + 1;
+          continue;
+        }
+        empty_in_a_row = 0;
+        if (!guarded([&] { deliver(*item); })) return handled;
+        e->ring.pop();
+        ++handled;
+        if (has_port() && port_->has_pending()) break;
+      }
+      stats_.items_in.store(stats_.items_in.load(std::memory_order_relaxed) + handled,
+                            std::memory_order_relaxed);
+      count_out();
+      if (handled < budget && all_inputs_closed_and_drained()) input_done_ = true;
+      return handled;
+    }
+  }
+
+  void deliver(element& item) {
+    if constexpr (std::is_same_v<Mode, shared_input>) {
+      const in_type& shared = *item;
+      node_.consume(shared);
+    } else if constexpr (std::is_same_v<Mode, sequenced_input>) {
+      tagging_->begin_item(item.seq);
+      node_.consume(*item.value);
+      tagging_->end_item();
+    } else {
+      node_.consume(item);
+    }
+  }
+
+  void count_out() noexcept {
+    if constexpr (!is_sink) {
+      if (port_) stats_.items_out.store(port_->sent(), std::memory_order_relaxed);
+    }
+  }
+
+  bool all_inputs_closed_and_drained() {
+    for (auto* e : inputs_) {
+      if (!e->closed.load(std::memory_order_acquire) || e->ring.front() != nullptr) return false;
+    }
+    return true;
+  }
+
+  // After the idle store: atomics only.
+  bool inputs_have_news() const noexcept {
+    for (auto* e : inputs_) {
+      if (e->ring.size_approx() != 0 || e->closed.load(std::memory_order_acquire)) return true;
+    }
+    return false;
+  }
+
+  void release_waiting_producers() noexcept {
+    if (inputs_.empty()) return;
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with request_space_notification
+    for (auto* e : inputs_) {
+      if (e->producer_waiting.load(std::memory_order_relaxed) &&
+          e->producer_waiting.exchange(false, std::memory_order_acq_rel)) {
+        e->producer->notify();
+      }
+    }
+  }
+
+  resume_result wait_for_output() {
+    stats_.output_blocked.store(stats_.output_blocked.load(std::memory_order_relaxed) + 1,
+                                std::memory_order_relaxed);
+    release_waiting_producers();  // our own inputs may hold producers back
+    port_->notify_consumers();
+    port_->request_space_notification();
+    if (port_->flush()) return resume_result::resume_later;
+    return go_idle([&] { return port_->space_available(); });
+  }
+
+  // Cancelled (by a failure anywhere): drop everything, close the outputs so nobody waits
+  // for us, and let producers waiting on our inputs go.
+  resume_result end_cancelled() noexcept {
+    release_waiting_producers();
+    if (has_port()) port_->close();
+    return finish();
+  }
+
+  N node_;
+  std::vector<edge<element>*> inputs_;
+  std::size_t next_input_ = 0;
+  std::unique_ptr<output_port<std::conditional_t<is_sink, int, out_type>>> port_;
+  tagging_port<std::conditional_t<is_sink, int, out_type>>* tagging_ = nullptr;
+  bool started_ = false;
+  bool input_done_ = false;
+  bool stopped_ = false;
+  bool failed_ = false;
+};
+
+// An ordered farm's collector: merges the workers' tagged outputs back into input order.
+// Each worker sees its inputs in increasing sequence order, so the next sequence number is
+// always at the head of exactly one worker's edge: a k-way merge without extra buffers.
+template <class T>
+class collector_task final : public node_task_base {
+ public:
+  using element = sequenced<T>;
+  explicit collector_task(node_stats& stats) : node_task_base(stats) {}
+
+  void add_input(edge<element>* e) { inputs_.push_back(e); }
+  void set_output(std::unique_ptr<output_port<T>> port) { port_ = std::move(port); }
+
+  resume_result resume(std::size_t budget) override {
+    if (graph().cancelled()) return end_cancelled();
+    if (!port_->flush()) return wait_for_output();
+    std::size_t handled = 0;
+    while (handled < budget) {
+      element* head = nullptr;
+      edge<element>* from = nullptr;
+      for (auto* e : inputs_) {
+        element* candidate = e->ring.front();
+        if (candidate != nullptr && candidate->seq == expected_) {
+          head = candidate;
+          from = e;
+          break;
+        }
+      }
+      if (head == nullptr) break;
+      if (head->value) {
+        port_->send(std::move(*head->value));
+      } else {
+        ++expected_;  // input `expected_` is complete
+      }
+      from->ring.pop();
+      ++handled;
+      if (port_->has_pending()) break;
+    }
+    stats_.items_out.store(port_->sent(), std::memory_order_relaxed);
+    release_waiting_producers();
+    port_->notify_consumers();
+    if (port_->has_pending()) return wait_for_output();
+    if (handled == budget) return resume_result::resume_later;
+    if (all_closed_and_drained()) {
+      port_->close();
+      return finish();
+    }
+    return go_idle([&] {
+      for (auto* e : inputs_) {
+        if (e->ring.size_approx() != 0 || e->closed.load(std::memory_order_acquire)) return true;
+      }
+      return false;
+    });
+  }
+
+ private:
+  bool all_closed_and_drained() {
+    for (auto* e : inputs_) {
+      if (!e->closed.load(std::memory_order_acquire) || e->ring.front() != nullptr) return false;
+    }
+    return true;
+  }
+  void release_waiting_producers() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    for (auto* e : inputs_) {
+      if (e->producer_waiting.load(std::memory_order_relaxed) &&
+          e->producer_waiting.exchange(false, std::memory_order_acq_rel)) {
+        e->producer->notify();
+      }
+    }
+  }
+  resume_result wait_for_output() {
+    release_waiting_producers();
+    port_->notify_consumers();
+    port_->request_space_notification();
+    if (port_->flush()) return resume_result::resume_later;
+    return go_idle([&] { return port_->space_available(); });
+  }
+  resume_result end_cancelled() noexcept {
+    release_waiting_producers();
+    port_->close();
+    return finish();
+  }
+
+  std::vector<edge<element>*> inputs_;
+  std::unique_ptr<output_port<T>> port_;
+  std::uint64_t expected_ = 0;
+};
+
+}  // namespace spate::flow::detail

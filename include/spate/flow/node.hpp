@@ -1,0 +1,105 @@
+#pragma once
+// Typed streaming operators (the high-throughput-actors paper, Sect. 3: SeqNode).
+//
+//   struct tokenizer : spate::flow::node<std::string, std::string> {
+//     void consume(std::string& line) {          // called once per input item, in order
+//       for (auto& w : split(line)) send_next(std::move(w));
+//     }
+//     void on_start() {}                         // optional: before the first item
+//     void on_stop() {}                          // optional: after the input is drained
+//   };
+//
+// A source is a node<void, Out> whose `bool produce()` emits items and returns false at the
+// end of the stream; a sink is a node<In, void>.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "spate/flow/output_port.hpp"
+
+namespace spate::flow {
+
+namespace detail {
+template <class N, class Mode>
+class node_task;
+struct node_access;
+}  // namespace detail
+
+// What every node knows about its place in the graph.
+class node_context {
+ public:
+  std::size_t replica_index() const noexcept { return replica_; }
+  std::size_t replica_count() const noexcept { return replicas_; }
+
+ private:
+  friend struct detail::node_access;
+  std::size_t replica_ = 0;
+  std::size_t replicas_ = 1;
+};
+
+template <class In, class Out>
+class node : public node_context {
+ public:
+  using input_type = In;
+  using output_type = Out;
+
+  void on_start() {}
+  void on_stop() {}
+
+ protected:
+  // Sends to the next stage, routed by that stage's policy. Never drops: when the next
+  // queue is full, the item waits in this node's output buffer and the node suspends
+  // after the current consume() (or produce()) returns, until the consumer makes room.
+  void send_next(Out&& item) { port_->send(std::move(item)); }
+  void send_next(const Out& item) { port_->send(Out(item)); }
+
+  // Sends only when the destination queue holds fewer than `max_queue_length` items; with
+  // round-robin or random routing every replica's queue is tried before failing. Returns
+  // false and leaves `item` untouched otherwise (paper, Sect. 4: flow control at sources).
+  bool send_next_if(Out&& item, std::size_t max_queue_length) {
+    return port_->send_if(item, max_queue_length);
+  }
+
+ private:
+  friend struct detail::node_access;
+  output_port<Out>* port_ = nullptr;
+};
+
+// Sinks have no output.
+template <class In>
+class node<In, void> : public node_context {
+ public:
+  using input_type = In;
+  using output_type = void;
+  void on_start() {}
+  void on_stop() {}
+};
+
+// Sources: implement `bool produce()`, which sends zero or more items and returns false
+// once the stream has ended. It is called repeatedly, a batch per activation.
+template <class Out>
+using source = node<void, Out>;
+
+template <class N>
+concept node_type = requires {
+  typename N::input_type;
+  typename N::output_type;
+} && std::is_base_of_v<node_context, N>;
+
+namespace detail {
+struct node_access {
+  template <class N>
+  static void bind(N& n, std::size_t replica, std::size_t replicas) {
+    n.replica_ = replica;
+    n.replicas_ = replicas;
+  }
+  template <class N, class Port>
+  static void set_port(N& n, Port* port) {
+    n.port_ = port;
+  }
+};
+}  // namespace detail
+
+}  // namespace spate::flow

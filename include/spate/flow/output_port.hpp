@@ -1,0 +1,294 @@
+#pragma once
+// The sending side of a node: routes items onto the edges to the next stage by that
+// stage's policy, buffers what does not fit, and tells consumers about new items in
+// batches (one wake-up per `notify_batch` items or per activation, not per item).
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "spate/flow/detail/node_task_base.hpp"
+#include "spate/flow/edge.hpp"
+#include "spate/flow/policies.hpp"
+
+namespace spate::flow {
+
+template <class Out>
+class output_port {
+ public:
+  virtual ~output_port() = default;
+  virtual void send(Out&& item) = 0;
+  virtual bool send_if(Out& item, std::size_t max_queue_length) = 0;
+
+  // Producer-side maintenance, called by the node's task.
+  virtual bool flush() = 0;                    // true: nothing left in the buffer
+  virtual bool has_pending() const noexcept = 0;
+  virtual void notify_consumers() noexcept = 0;
+  virtual void request_space_notification() noexcept = 0;
+  virtual bool space_available() const noexcept = 0;  // atomics only (idle hand-shake)
+  virtual void close() noexcept = 0;
+  virtual std::uint64_t sent() const noexcept = 0;
+};
+
+namespace detail {
+
+// An item with its position in the input order (ordered farms). A worker's outputs for
+// input `seq` carry `seq`; an empty value marks "input `seq` is complete".
+template <class T>
+struct sequenced {
+  std::uint64_t seq;
+  std::optional<T> value;
+};
+
+// The edges of one producer, with the buffer and notification state of each.
+template <class E>
+class edge_writers {
+ public:
+  static constexpr std::uint32_t notify_batch = 32;
+
+  explicit edge_writers(std::vector<edge<E>*> edges) {
+    for (auto* e : edges) writers_.push_back(writer{e, {}, 0});
+  }
+  std::size_t size() const noexcept { return writers_.size(); }
+  std::size_t queue_length(std::size_t i) const noexcept {
+    return writers_[i].target->ring.size_approx() + writers_[i].pending.size();
+  }
+
+  void push(std::size_t i, E&& item) {
+    writer& w = writers_[i];
+    ++sent_;
+    if (!w.pending.empty() || !w.target->ring.try_push(std::move(item))) {
+      w.pending.push_back(std::move(item));
+      ++pending_count_;
+      return;
+    }
+    if (++w.unnotified >= notify_batch) {
+      w.unnotified = 0;
+      w.target->consumer->notify();
+    }
+  }
+
+  bool flush() {
+    if (pending_count_ == 0) return true;
+    for (auto& w : writers_) {
+      while (!w.pending.empty() && w.target->ring.try_push(std::move(w.pending.front()))) {
+        w.pending.pop_front();
+        --pending_count_;
+        ++w.unnotified;
+      }
+    }
+    return pending_count_ == 0;
+  }
+  bool has_pending() const noexcept { return pending_count_ != 0; }
+
+  void notify_consumers() noexcept {
+    for (auto& w : writers_) {
+      if (w.unnotified != 0) {
+        w.unnotified = 0;
+        w.target->consumer->notify();
+      }
+    }
+  }
+  void request_space_notification() noexcept {
+    for (auto& w : writers_) {
+      if (!w.pending.empty()) w.target->producer_waiting.store(true, std::memory_order_seq_cst);
+    }
+  }
+  bool space_available() const noexcept {
+    for (const auto& w : writers_) {
+      if (!w.pending.empty() && w.target->ring.size_approx() < w.target->ring.capacity()) {
+        return true;
+      }
+    }
+    return false;
+  }
+  void close() noexcept {
+    for (auto& w : writers_) {
+      w.target->closed.store(true, std::memory_order_release);
+      w.target->consumer->notify();
+    }
+  }
+  std::uint64_t sent() const noexcept { return sent_; }
+
+ private:
+  struct writer {
+    edge<E>* target;
+    std::deque<E> pending;
+    std::uint32_t unnotified;
+  };
+  std::vector<writer> writers_;
+  std::size_t pending_count_ = 0;
+  std::uint64_t sent_ = 0;
+};
+
+// Picks a replica for an item under a policy.
+template <class T, class Policy>
+class replica_chooser {
+ public:
+  explicit replica_chooser(Policy policy, std::size_t seed = 0)
+      : policy_(std::move(policy)), rng_(0x9E3779B97F4A7C15ull ^ (seed * 0xBF58476D1CE4E5B9ull)) {}
+
+  template <class Writers>
+  std::size_t choose(const T& item, const Writers& writers) {
+    const std::size_t n = writers.size();
+    if (n == 1) return 0;
+    if constexpr (std::is_same_v<Policy, round_robin>) {
+      const std::size_t i = next_;
+      next_ = next_ + 1 == n ? 0 : next_ + 1;
+      return i;
+    } else if constexpr (std::is_same_v<Policy, random_choice>) {
+      rng_ ^= rng_ << 13;
+      rng_ ^= rng_ >> 7;
+      rng_ ^= rng_ << 17;
+      return static_cast<std::size_t>(rng_ % n);
+    } else if constexpr (std::is_same_v<Policy, least_loaded>) {
+      std::size_t best = 0, best_length = writers.queue_length(0);
+      for (std::size_t i = 1; i < n && best_length != 0; ++i) {
+        const auto length = writers.queue_length(i);
+        if (length < best_length) {
+          best = i;
+          best_length = length;
+        }
+      }
+      return best;
+    } else if constexpr (requires { policy_.key(item); }) {
+      using key_type = std::decay_t<decltype(policy_.key(item))>;
+      return std::hash<key_type>{}(policy_.key(item)) % n;
+    } else {
+      return static_cast<std::size_t>(policy_.choose(item, n)) % n;
+    }
+  }
+  // Round-robin and random may try the other replicas when the chosen one is too long.
+  static constexpr bool may_try_others =
+      std::is_same_v<Policy, round_robin> || std::is_same_v<Policy, random_choice>;
+
+ private:
+  Policy policy_;
+  std::size_t next_ = 0;
+  std::uint64_t rng_;
+};
+
+// The maintenance half shared by every port: buffering, notification, closing.
+template <class T, class E>
+class port_base : public output_port<T> {
+ public:
+  bool flush() override { return writers_.flush(); }
+  bool has_pending() const noexcept override { return writers_.has_pending(); }
+  void notify_consumers() noexcept override { writers_.notify_consumers(); }
+  void request_space_notification() noexcept override { writers_.request_space_notification(); }
+  bool space_available() const noexcept override { return writers_.space_available(); }
+  void close() noexcept override { writers_.close(); }
+  std::uint64_t sent() const noexcept override { return writers_.sent(); }
+
+ protected:
+  explicit port_base(std::vector<edge<E>*> edges) : writers_(std::move(edges)) {}
+
+  // send_if's search: the chosen replica, then (round-robin, random) the others in turn.
+  template <class Policy, class Push>
+  bool push_if_short(std::size_t first, std::size_t max_queue_length, Push&& push) {
+    const std::size_t attempts = replica_chooser<T, Policy>::may_try_others ? writers_.size() : 1;
+    for (std::size_t k = 0; k < attempts; ++k) {
+      const std::size_t i = (first + k) % writers_.size();
+      if (writers_.queue_length(i) < max_queue_length) {
+        push(i);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  edge_writers<E> writers_;
+};
+
+// Plain routing: one item to one replica.
+template <class T, class Policy>
+class routing_port final : public port_base<T, T> {
+ public:
+  routing_port(std::vector<edge<T>*> edges, Policy policy, std::size_t seed)
+      : port_base<T, T>(std::move(edges)), chooser_(std::move(policy), seed) {}
+
+  void send(T&& item) override {
+    this->writers_.push(chooser_.choose(item, this->writers_), std::move(item));
+  }
+  bool send_if(T& item, std::size_t max_queue_length) override {
+    return this->template push_if_short<Policy>(
+        chooser_.choose(item, this->writers_), max_queue_length,
+        [&](std::size_t i) { this->writers_.push(i, std::move(item)); });
+  }
+
+ private:
+  replica_chooser<T, Policy> chooser_;
+};
+
+// Broadcast: every replica gets the same item through one shared, immutable copy.
+template <class T>
+class broadcast_port final : public port_base<T, std::shared_ptr<const T>> {
+ public:
+  using element = std::shared_ptr<const T>;
+  explicit broadcast_port(std::vector<edge<element>*> edges)
+      : port_base<T, element>(std::move(edges)) {}
+
+  void send(T&& item) override {
+    element shared = std::make_shared<const T>(std::move(item));  // one allocation
+    for (std::size_t i = 0; i < this->writers_.size(); ++i) this->writers_.push(i, element(shared));
+  }
+  bool send_if(T& item, std::size_t max_queue_length) override {
+    for (std::size_t i = 0; i < this->writers_.size(); ++i) {
+      if (this->writers_.queue_length(i) >= max_queue_length) return false;
+    }
+    send(std::move(item));
+    return true;
+  }
+};
+
+// The router of an ordered farm: numbers the items, then routes by the policy.
+template <class T, class Policy>
+class sequencing_port final : public port_base<T, sequenced<T>> {
+ public:
+  using element = sequenced<T>;
+  sequencing_port(std::vector<edge<element>*> edges, Policy policy, std::size_t seed)
+      : port_base<T, element>(std::move(edges)), chooser_(std::move(policy), seed) {}
+
+  void send(T&& item) override {
+    const std::size_t i = chooser_.choose(item, this->writers_);
+    this->writers_.push(i, element{next_seq_++, std::move(item)});
+  }
+  bool send_if(T& item, std::size_t max_queue_length) override {
+    return this->template push_if_short<Policy>(
+        chooser_.choose(item, this->writers_), max_queue_length,
+        [&](std::size_t i) { this->writers_.push(i, element{next_seq_++, std::move(item)}); });
+  }
+
+ private:
+  replica_chooser<T, Policy> chooser_;
+  std::uint64_t next_seq_ = 0;
+};
+
+// A worker of an ordered farm: tags outputs with the sequence number of the input being
+// consumed and marks each input complete (the collector restores the order).
+template <class T>
+class tagging_port final : public port_base<T, sequenced<T>> {
+ public:
+  using element = sequenced<T>;
+  explicit tagging_port(edge<element>* to_collector)
+      : port_base<T, element>(std::vector<edge<element>*>{to_collector}) {}
+
+  void begin_item(std::uint64_t seq) noexcept { current_ = seq; }
+  void end_item() { this->writers_.push(0, element{current_, std::nullopt}); }
+
+  void send(T&& item) override { this->writers_.push(0, element{current_, std::move(item)}); }
+  bool send_if(T& item, std::size_t max_queue_length) override {
+    if (this->writers_.queue_length(0) >= max_queue_length) return false;
+    send(std::move(item));
+    return true;
+  }
+
+ private:
+  std::uint64_t current_ = 0;
+};
+
+}  // namespace detail
+}  // namespace spate::flow

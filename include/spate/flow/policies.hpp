@@ -1,0 +1,34 @@
+#pragma once
+// Farm routing policies: which replica gets the next item.
+#include <cstddef>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+namespace spate::flow {
+
+struct round_robin {};  // the default ("forward" in FastFlow's terms)
+struct random_choice {};
+struct least_loaded {};  // the replica with the shortest input queue
+struct broadcast {};     // every replica; one shared, reference-counted copy
+
+// Same key, same replica, always: replica = hash(key(item)) % replicas.
+template <class KeyFn>
+struct by_key {
+  KeyFn key;
+};
+template <class KeyFn>
+by_key(KeyFn) -> by_key<KeyFn>;
+
+// `choose(item, replicas)` returns the replica index (taken modulo `replicas`).
+template <class ChooseFn>
+struct custom_policy {
+  ChooseFn choose;
+};
+template <class ChooseFn>
+custom_policy(ChooseFn) -> custom_policy<ChooseFn>;
+
+template <class P>
+inline constexpr bool is_broadcast_v = std::is_same_v<P, broadcast>;
+
+}  // namespace spate::flow

@@ -1,0 +1,302 @@
+#pragma once
+// Stage descriptors: what a graph is built from. They are values (copyable recipes); a
+// graph instantiates them into running node replicas when it runs.
+//
+//   auto job = flow::pipeline(
+//       flow::generate<int>(1000, [](std::size_t i) { return int(i); }),
+//       flow::farm(flow::map([](int x) { return x * x; }), 4),
+//       flow::sink([&](int x) { total += x; }));
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "spate/actor/message.hpp"
+#include "spate/flow/node.hpp"
+#include "spate/flow/policies.hpp"
+#include "spate/platform/type_name.hpp"
+
+namespace spate::flow {
+
+struct stage_options {
+  std::string name;
+  bool dedicated_thread = false;          // run on a thread of its own instead of the pool
+  std::optional<std::size_t> pin_to_cpu;  // with dedicated_thread
+};
+
+template <class N>
+struct node_stage {
+  using node_type = N;
+  using input_type = typename N::input_type;
+  using output_type = typename N::output_type;
+
+  std::function<N()> make;
+  stage_options options;
+
+  node_stage named(std::string name) const {
+    node_stage copy = *this;
+    copy.options.name = std::move(name);
+    return copy;
+  }
+  node_stage on_dedicated_thread(std::optional<std::size_t> cpu = std::nullopt) const {
+    node_stage copy = *this;
+    copy.options.dedicated_thread = true;
+    copy.options.pin_to_cpu = cpu;
+    return copy;
+  }
+};
+
+template <class... Stages>
+struct pipeline_stage {
+  std::tuple<Stages...> stages;
+  using input_type = typename std::tuple_element_t<0, std::tuple<Stages...>>::input_type;
+  using output_type =
+      typename std::tuple_element_t<sizeof...(Stages) - 1, std::tuple<Stages...>>::output_type;
+};
+
+template <class Worker, class Policy>
+struct farm_stage {
+  using input_type = typename Worker::input_type;
+  using output_type = typename Worker::output_type;
+  Worker worker;
+  std::size_t replicas;
+  Policy policy;
+  bool ordered = false;
+  std::string name;
+};
+
+template <class S>
+struct is_stage : std::false_type {};
+template <class N>
+struct is_stage<node_stage<N>> : std::true_type {};
+template <class... S>
+struct is_stage<pipeline_stage<S...>> : std::true_type {};
+template <class W, class P>
+struct is_stage<farm_stage<W, P>> : std::true_type {};
+
+// Anything a pipeline accepts: a stage descriptor, or a node object (copied per replica).
+template <class X>
+concept stage_like = is_stage<std::decay_t<X>>::value || node_type<std::decay_t<X>>;
+
+template <stage_like X>
+auto as_stage(X&& x) {
+  using T = std::decay_t<X>;
+  if constexpr (is_stage<T>::value) {
+    return T(std::forward<X>(x));
+  } else {
+    static_assert(std::is_copy_constructible_v<T>,
+                  "spate::flow: a node object given to a pipeline or farm is copied for each "
+                  "replica; make it copyable or use flow::make_stage<N>(args...)");
+    return node_stage<T>{[prototype = T(std::forward<X>(x))] { return prototype; },
+                         {type_name<T>(), false, std::nullopt}};
+  }
+}
+
+// A node built in place for each replica: make_stage<tokenizer>(",").
+template <class N, class... Args>
+node_stage<N> make_stage(Args... args) {
+  static_assert(node_type<N>, "make_stage<N>: N must derive from spate::flow::node<In, Out>");
+  return {[=] { return N(args...); }, {type_name<N>(), false, std::nullopt}};
+}
+
+namespace detail {
+
+// Instantiated only when two stages disagree, so the compiler's message names the
+// position and both types: "link_type_mismatch<1, std::string, int>".
+template <std::size_t Position, class Produces, class Consumes>
+struct link_type_mismatch {
+  static_assert(std::is_same_v<Produces, Consumes>,
+                "spate::flow::pipeline: stage Position produces a type that stage Position+1 "
+                "does not consume (see the template arguments: position, produced, consumed)");
+  static constexpr bool ok = true;
+};
+
+template <class Tuple, std::size_t... I>
+constexpr bool check_links(std::index_sequence<I...>) {
+  return (link_type_mismatch<I, typename std::tuple_element_t<I, Tuple>::output_type,
+                             typename std::tuple_element_t<I + 1, Tuple>::input_type>::ok &&
+          ... && true);
+}
+
+}  // namespace detail
+
+template <stage_like... Stages>
+auto pipeline(Stages&&... stages) {
+  static_assert(sizeof...(Stages) >= 1, "spate::flow::pipeline needs at least one stage");
+  using tuple_type = std::tuple<decltype(as_stage(std::forward<Stages>(stages)))...>;
+  static_assert(detail::check_links<tuple_type>(std::make_index_sequence<sizeof...(Stages) - 1>{}));
+  return pipeline_stage<decltype(as_stage(std::forward<Stages>(stages)))...>{
+      tuple_type(as_stage(std::forward<Stages>(stages))...)};
+}
+
+// `replicas` copies of `worker` (a node, or a pipeline of nodes), fed by `policy`.
+template <stage_like Worker, class Policy = round_robin>
+auto farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
+  auto w = as_stage(std::forward<Worker>(worker));
+  static_assert(!std::is_void_v<typename decltype(w)::input_type>,
+                "spate::flow::farm: a source cannot be a farm worker");
+  if (replicas == 0) throw std::invalid_argument("spate::flow::farm: replicas must be >= 1");
+  return farm_stage<decltype(w), Policy>{std::move(w), replicas, std::move(policy), false, "farm"};
+}
+
+// A farm whose output keeps the input order (a collector restores it). Workers must be
+// single nodes; they may send any number of items per input.
+template <stage_like Worker, class Policy = round_robin>
+auto ordered_farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
+  auto f = farm(std::forward<Worker>(worker), replicas, std::move(policy));
+  static_assert(!is_broadcast_v<Policy>, "spate::flow::ordered_farm: broadcast has no order to keep");
+  f.ordered = true;
+  f.name = "ordered_farm";
+  return f;
+}
+
+// ---------------------------------------------------------------- lambda forms
+
+namespace detail {
+
+template <class F>
+struct two_argument_signature : two_argument_signature<decltype(&std::decay_t<F>::operator())> {};
+template <class C, class R, class A, class B>
+struct two_argument_signature<R (C::*)(A, B) const> {
+  using first = std::decay_t<A>;
+};
+template <class C, class R, class A, class B>
+struct two_argument_signature<R (C::*)(A, B)> {
+  using first = std::decay_t<A>;
+};
+
+template <class F, class In, class Out>
+struct map_node : node<In, Out> {
+  F f;
+  explicit map_node(F fn) : f(std::move(fn)) {}
+  void consume(In& item) { this->send_next(f(item)); }
+};
+
+template <class F, class T>
+struct filter_node : node<T, T> {
+  F f;
+  explicit filter_node(F fn) : f(std::move(fn)) {}
+  void consume(T& item) {
+    if (f(std::as_const(item))) this->send_next(std::move(item));
+  }
+};
+
+// What flat_map's function receives to send items: emit(item).
+template <class Out>
+class emitter {
+ public:
+  template <class Node>
+  explicit emitter(Node* target) : target_(target), send_(&forward<Node>) {}
+  void operator()(Out item) const { send_(target_, std::move(item)); }
+
+ private:
+  template <class Node>
+  static void forward(void* target, Out&& item) {
+    static_cast<Node*>(target)->emit(std::move(item));
+  }
+  void* target_;
+  void (*send_)(void*, Out&&);
+};
+
+template <class F, class In, class Out>
+struct flat_map_node : node<In, Out> {
+  F f;
+  explicit flat_map_node(F fn) : f(std::move(fn)) {}
+  void consume(In& item) { f(item, emitter<Out>(this)); }
+  void emit(Out&& item) { this->send_next(std::move(item)); }
+};
+
+template <class F, class In>
+struct sink_node : node<In, void> {
+  F f;
+  explicit sink_node(F fn) : f(std::move(fn)) {}
+  void consume(In& item) { f(item); }
+};
+
+template <class F, class Out>
+struct generator_node : node<void, Out> {
+  F f;
+  std::size_t count, next = 0;
+  generator_node(F fn, std::size_t n) : f(std::move(fn)), count(n) {}
+  bool produce() {
+    if (next == count) return false;
+    this->send_next(f(next++));
+    return next != count;
+  }
+};
+
+template <class F, class Out>
+struct optional_source_node : node<void, Out> {
+  F f;
+  explicit optional_source_node(F fn) : f(std::move(fn)) {}
+  bool produce() {
+    std::optional<Out> item = f();
+    if (!item) return false;
+    this->send_next(std::move(*item));
+    return true;
+  }
+};
+
+template <class N>
+node_stage<N> lambda_stage(N n, const char* name) {
+  return {[prototype = std::move(n)] { return prototype; }, {name, false, std::nullopt}};
+}
+
+}  // namespace detail
+
+// In -> f(In): one output per input.
+template <class F>
+auto map(F f) {
+  using In = typename handler_signature<F>::argument;
+  using Out = std::decay_t<std::invoke_result_t<F&, In&>>;
+  static_assert(!std::is_void_v<Out>, "spate::flow::map: the function must return a value (use sink)");
+  return detail::lambda_stage(detail::map_node<F, In, Out>(std::move(f)), "map");
+}
+
+// Keeps the items for which pred(item) is true.
+template <class F>
+auto filter(F pred) {
+  using T = typename handler_signature<F>::argument;
+  return detail::lambda_stage(detail::filter_node<F, T>(std::move(pred)), "filter");
+}
+
+// f(In&, emit) calls emit(Out) any number of times: flat_map<std::string>([](std::string&
+// line, auto emit) { for (...) emit(word); }).
+template <class Out, class F>
+auto flat_map(F f) {
+  using In = typename detail::two_argument_signature<F>::first;
+  return detail::lambda_stage(detail::flat_map_node<F, In, Out>(std::move(f)), "flat_map");
+}
+
+template <class F>
+auto sink(F f) {
+  using In = typename handler_signature<F>::argument;
+  return detail::lambda_stage(detail::sink_node<F, In>(std::move(f)), "sink");
+}
+
+// A source of `count` items f(0), f(1), ...
+template <class Out, class F>
+auto generate(std::size_t count, F f) {
+  return detail::lambda_stage(detail::generator_node<F, Out>(std::move(f), count), "source");
+}
+
+// A source that calls f() -> std::optional<Out> until it returns nullopt.
+template <class F>
+auto source_from(F f) {
+  using Out = typename std::invoke_result_t<F&>::value_type;
+  return detail::lambda_stage(detail::optional_source_node<F, Out>(std::move(f)), "source");
+}
+
+// A source over a copy of `items`.
+template <class Container>
+auto from_range(Container items) {
+  using Out = typename Container::value_type;
+  auto shared = std::make_shared<const Container>(std::move(items));
+  return generate<Out>(shared->size(), [shared](std::size_t i) { return (*shared)[i]; });
+}
+
+}  // namespace spate::flow
