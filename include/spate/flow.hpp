@@ -4,3 +4,5 @@
 #include "spate/flow/node.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/flow/stages.hpp"
+#include "spate/flow/graph_actor.hpp"
+#include "spate/flow/parallel.hpp"

@@ -25,7 +25,13 @@ namespace detail {
 template <class N, class Mode>
 class node_task;
 struct node_access;
+class node_task_base;
 }  // namespace detail
+
+// What a source's produce() may return besides bool (true: more, false: ended): a source
+// fed from outside says `wait` when it has nothing now; it must then offer
+// `bool has_news() const` (atomics only) and be woken with wake() when input arrives.
+enum class produce_status { more, wait, ended };
 
 // What every node knows about its place in the graph.
 class node_context {
@@ -33,10 +39,15 @@ class node_context {
   std::size_t replica_index() const noexcept { return replica_; }
   std::size_t replica_count() const noexcept { return replicas_; }
 
+ protected:
+  // The task running this node (valid from on_start on), for waking it from outside.
+  detail::node_task_base* running_task() const noexcept { return task_; }
+
  private:
   friend struct detail::node_access;
   std::size_t replica_ = 0;
   std::size_t replicas_ = 1;
+  detail::node_task_base* task_ = nullptr;
 };
 
 template <class In, class Out>
@@ -91,9 +102,10 @@ concept node_type = requires {
 namespace detail {
 struct node_access {
   template <class N>
-  static void bind(N& n, std::size_t replica, std::size_t replicas) {
+  static void bind(N& n, std::size_t replica, std::size_t replicas, node_task_base* task) {
     n.replica_ = replica;
     n.replicas_ = replicas;
+    n.task_ = task;
   }
   template <class N, class Port>
   static void set_port(N& n, Port* port) {

@@ -53,7 +53,7 @@ class node_task final : public node_task_base {
 
   node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas)
       : node_task_base(stats), node_(std::move(node)) {
-    node_access::bind(node_, replica, replicas);
+    node_access::bind(node_, replica, replicas, this);
   }
 
   void add_input(edge<element>* e) { inputs_.push_back(e); }
@@ -119,14 +119,19 @@ class node_task final : public node_task_base {
   std::size_t consume_some(std::size_t budget) {
     std::size_t handled = 0;
     if constexpr (is_source) {
+      source_waiting_ = false;
       while (handled < budget) {
-        bool more = true;
-        if (!guarded([&] { more = node_.produce(); })) return handled;
-        ++handled;
-        if (!more) {
+        produce_status status = produce_status::more;
+        if (!guarded([&] { status = produce_once(); })) return handled;
+        if (status == produce_status::ended) {
           input_done_ = true;
           break;
         }
+        if (status == produce_status::wait) {
+          source_waiting_ = true;
+          break;
+        }
+        ++handled;
         if (port_->has_pending()) break;
       }
       count_out();
@@ -153,6 +158,14 @@ class node_task final : public node_task_base {
       count_out();
       if (handled < budget && all_inputs_closed_and_drained()) input_done_ = true;
       return handled;
+    }
+  }
+
+  produce_status produce_once() {
+    if constexpr (std::is_same_v<decltype(node_.produce()), bool>) {
+      return node_.produce() ? produce_status::more : produce_status::ended;
+    } else {
+      return node_.produce();
     }
   }
 
@@ -184,6 +197,13 @@ class node_task final : public node_task_base {
 
   // After the idle store: atomics only.
   bool inputs_have_news() const noexcept {
+    if constexpr (is_source) {
+      if constexpr (requires(const N& n) { n.has_news(); }) {
+        return node_.has_news();
+      } else {
+        return true;
+      }
+    }
     for (auto* e : inputs_) {
       if (e->ring.size_approx() != 0 || e->closed.load(std::memory_order_acquire)) return true;
     }
@@ -228,6 +248,7 @@ class node_task final : public node_task_base {
   bool input_done_ = false;
   bool stopped_ = false;
   bool failed_ = false;
+  bool source_waiting_ = false;
 };
 
 // An ordered farm's collector: merges the workers' tagged outputs back into input order.

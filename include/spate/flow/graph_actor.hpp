@@ -1,0 +1,134 @@
+#pragma once
+// A streaming graph spawned as an actor (the high-throughput-actors paper's coexistence of
+// patterns and actors): ordinary actors send items of the graph's input type to it, the
+// graph's outputs are sent to an `output` actor, and `end_of_stream` drains it.
+//
+//   auto words = flow::spawn_graph(system,
+//       flow::pipeline(flow::flat_map<std::string>(split), flow::farm(normalise, 4)),
+//       printer);                       // printer receives std::string, then end_of_stream
+//   spate::send(words, std::string("a line of text"));
+//   spate::send(words, flow::end_of_stream{});
+#include <atomic>
+#include <memory>
+#include <utility>
+
+#include "spate/actor.hpp"
+#include "spate/channel/unbounded_spsc_queue.hpp"
+#include "spate/flow/graph.hpp"
+
+namespace spate::flow {
+
+// Closes a graph actor's input; the output actor receives one after the last item.
+struct end_of_stream {};
+
+namespace detail {
+
+// The actor (single producer: its handlers are serialised) to the graph's feed source.
+template <class T>
+struct feed_channel {
+  unbounded_spsc_queue<T> items;
+  std::atomic<bool> closed{false};
+  std::atomic<node_task_base*> source_task{nullptr};
+
+  void wake() {
+    if (auto* t = source_task.load(std::memory_order_acquire)) t->notify();
+  }
+};
+
+template <class T>
+struct feed_source : node<void, T> {
+  explicit feed_source(std::shared_ptr<feed_channel<T>> channel) : channel(std::move(channel)) {}
+  void on_start() { channel->source_task.store(this->running_task(), std::memory_order_release); }
+  produce_status produce() {
+    if (T* item = channel->items.front()) {
+      this->send_next(std::move(*item));
+      channel->items.pop();
+      return produce_status::more;
+    }
+    // Check `closed` first: the actor pushes every item before it closes.
+    if (channel->closed.load(std::memory_order_acquire)) {
+      return channel->items.front() != nullptr ? produce_status::more : produce_status::ended;
+    }
+    return produce_status::wait;
+  }
+  bool has_news() const noexcept {
+    return channel->items.size_approx() != 0 || channel->closed.load(std::memory_order_acquire);
+  }
+  std::shared_ptr<feed_channel<T>> channel;
+};
+
+struct graph_finished {};
+
+template <class T>
+struct forward_sink : node<T, void> {
+  forward_sink(spate::actor output, spate::actor owner)
+      : output(std::move(output)), owner(std::move(owner)) {}
+  void consume(T& item) { spate::send(output, std::move(item)); }
+  void on_stop() {
+    spate::send(output, end_of_stream{});
+    spate::send(owner, graph_finished{});
+  }
+  spate::actor output;
+  spate::actor owner;
+};
+
+}  // namespace detail
+
+template <class In>
+class graph_actor
+    : public spate::typed_actor<graph_actor<In>, In, end_of_stream, detail::graph_finished> {
+ public:
+  template <class Stage>
+  graph_actor(Stage stage, spate::actor output, graph_options options)
+      : channel_(std::make_shared<detail::feed_channel<In>>()) {
+    using Out = typename Stage::output_type;
+    static_assert(std::is_same_v<typename Stage::input_type, In>);
+    static_assert(!std::is_void_v<Out>,
+                  "spate::flow::spawn_graph: the graph's last stage must produce items");
+    make_ = [stage = std::move(stage), output = std::move(output), options,
+             channel = channel_](spate::actor self) {
+      return std::make_unique<graph>(
+          pipeline(make_stage<detail::feed_source<In>>(channel), stage,
+                   make_stage<detail::forward_sink<Out>>(output, self)),
+          options);
+    };
+  }
+
+  void on_start() {
+    graph_ = make_(this->self());
+    graph_->start(this->system().scheduler());
+  }
+  void on(In& item) {
+    if (channel_->closed.load(std::memory_order_relaxed)) {
+      throw std::logic_error("spate::flow graph actor: item sent after end_of_stream");
+    }
+    channel_->items.push(std::move(item));
+    channel_->wake();
+  }
+  void on(end_of_stream&) {
+    channel_->closed.store(true, std::memory_order_release);
+    channel_->wake();
+  }
+  void on(detail::graph_finished&) { this->quit(); }
+  void on_stop() {
+    if (graph_ && !graph_->finished()) graph_->cancel();
+    make_ = nullptr;
+  }
+
+ private:
+  std::shared_ptr<detail::feed_channel<In>> channel_;
+  std::function<std::unique_ptr<graph>(spate::actor)> make_;
+  std::unique_ptr<graph> graph_;
+};
+
+// Spawns `stage` (In -> Out, neither a source nor a sink) as an actor on `system`'s pool.
+template <class Stage>
+auto spawn_graph(actor_system& system, Stage stage, spate::actor output,
+                 graph_options options = {}) {
+  auto s = as_stage(std::move(stage));
+  using In = typename decltype(s)::input_type;
+  static_assert(!std::is_void_v<In>, "spate::flow::spawn_graph: the graph must take input");
+  return system.spawn<graph_actor<In>>(std::move(s), std::move(output), options);
+}
+
+}  // namespace spate::flow
