@@ -156,24 +156,28 @@ class builder {
   }
 
   template <class N>
-  auto instantiate(const node_stage<N>& stage, bool, const std::string& suffix) {
-    return instantiate_node(stage, suffix).first;
+  auto instantiate(const node_stage<N>& stage, bool, const std::string& suffix,
+                   std::size_t replica = 0, std::size_t replicas = 1) {
+    return instantiate_node(stage, suffix, replica, replicas).first;
   }
 
   // ---- a pipeline: stages in order, each connected to the next
   template <class... S>
   auto instantiate(const pipeline_stage<S...>& p, bool upstream_is_farm,
-                   const std::string& suffix) {
-    return chain<0>(p.stages, upstream_is_farm, suffix);
+                   const std::string& suffix, std::size_t replica = 0,
+                   std::size_t replicas = 1) {
+    return chain<0>(p.stages, upstream_is_farm, suffix, replica, replicas);
   }
 
+  // `replica`/`replicas`: the position of this whole pipeline when it is a farm worker.
   template <std::size_t I, class Tuple>
-  auto chain(const Tuple& stages, bool upstream_is_farm, const std::string& suffix) {
-    auto first = instantiate(std::get<I>(stages), upstream_is_farm, suffix);
+  auto chain(const Tuple& stages, bool upstream_is_farm, const std::string& suffix,
+             std::size_t replica, std::size_t replicas) {
+    auto first = instantiate(std::get<I>(stages), upstream_is_farm, suffix, replica, replicas);
     if constexpr (I + 1 == std::tuple_size_v<Tuple>) {
       return first;
     } else {
-      auto rest = chain<I + 1>(stages, first.farm_exit, suffix);
+      auto rest = chain<I + 1>(stages, first.farm_exit, suffix, replica, replicas);
       connect(first.exits, rest.entry);
       using In = typename std::tuple_element_t<0, Tuple>::input_type;
       using Out = typename std::tuple_element_t<std::tuple_size_v<Tuple> - 1, Tuple>::output_type;
@@ -197,18 +201,33 @@ class builder {
   // ---- a farm
   template <class W, class P>
   auto instantiate(const farm_stage<W, P>& farm, bool upstream_is_farm,
-                   const std::string& suffix) {
+                   const std::string& suffix, std::size_t = 0, std::size_t = 1) {
+    if constexpr (is_broadcast_v<P>) {
+      return instantiate_routed_special(farm, suffix);
+    } else {
+      if (farm.ordered) {
+        if constexpr (requires { typename W::node_type; }) {
+          return instantiate_routed_special(farm, suffix);
+        } else {
+          throw std::invalid_argument(
+              "spate::flow::ordered_farm: the worker must be a single node");
+        }
+      }
+      return instantiate_plain_farm(farm, upstream_is_farm, suffix);
+    }
+  }
+
+  template <class W, class P>
+  auto instantiate_plain_farm(const farm_stage<W, P>& farm, bool upstream_is_farm,
+                              const std::string& suffix) {
     using In = typename W::input_type;
     using Out = typename W::output_type;
     const std::size_t n = farm.replicas;
     fragment<In, Out> f;
-
-    if constexpr (is_broadcast_v<P> || true) {
-      if (farm.ordered || is_broadcast_v<P>) return instantiate_routed_special(farm, suffix);
-    }
     std::vector<fragment<In, Out>> replicas;
     for (std::size_t i = 0; i < n; ++i) {
-      replicas.push_back(instantiate(farm.worker, false, suffix + "#" + std::to_string(i)));
+      replicas.push_back(
+          instantiate(farm.worker, false, suffix + "#" + std::to_string(i), i, n));
       if (replicas.back().entry.points.size() != 1) {
         throw std::invalid_argument(
             "spate::flow::farm: a worker must start with a single node (its first stage is a "

@@ -32,18 +32,23 @@ class chunked_job {
 
   std::size_t chunks() const noexcept { return chunks_; }
 
-  // Claims and runs one chunk; false when none is left.
+  // Claims and runs one chunk; false when none is left. After a failure, chunks still
+  // being claimed are counted but their bodies are skipped: every claim (an increment of
+  // next_ below chunks_) is matched by exactly one increment of done_.
   bool run_one() noexcept {
-    const std::size_t c = next_.fetch_add(1, std::memory_order_relaxed);
+    if (stopped_.load()) return false;
+    const std::size_t c = next_.fetch_add(1);
     if (c >= chunks_) return false;
-    try {
-      body_(c * grain_, std::min(n_, (c + 1) * grain_));
-    } catch (...) {
-      std::lock_guard lock(error_mutex_);
-      if (!error_) error_ = std::current_exception();
-      next_.store(chunks_, std::memory_order_relaxed);  // skip what is left
+    if (!stopped_.load()) {
+      try {
+        body_(c * grain_, std::min(n_, (c + 1) * grain_));
+      } catch (...) {
+        std::lock_guard lock(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+        stopped_.store(true);
+      }
     }
-    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == claimed_target()) finished_.notify();
+    if (done_.fetch_add(1) + 1 == claimed_target()) finished_.notify();
     return true;
   }
 
@@ -51,7 +56,7 @@ class chunked_job {
   void run_and_wait() {
     while (run_one()) {
     }
-    while (done_.load(std::memory_order_acquire) < claimed_target()) {
+    while (done_.load() < claimed_target()) {
       finished_.wait_for(std::chrono::milliseconds(1));
     }
     std::lock_guard lock(error_mutex_);
@@ -59,15 +64,16 @@ class chunked_job {
   }
 
  private:
-  // Chunks that were (or will be) run: all of them, or fewer after a failure.
-  std::size_t claimed_target() const noexcept {
-    return std::min(chunks_, next_.load(std::memory_order_acquire));
-  }
+  // Chunks claimed so far: all of them once the caller's loop ran dry without a failure
+  // (so no body can start after the caller returns), fewer after a failure (and then a
+  // late claim skips its body).
+  std::size_t claimed_target() const noexcept { return std::min(chunks_, next_.load()); }
 
   const std::size_t n_, grain_, chunks_;
   std::function<void(std::size_t, std::size_t)> body_;
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> done_{0};
+  std::atomic<bool> stopped_{false};
   parking_event finished_;
   std::mutex error_mutex_;
   std::exception_ptr error_;

@@ -160,6 +160,12 @@ namespace detail {
 
 template <class F>
 struct two_argument_signature : two_argument_signature<decltype(&std::decay_t<F>::operator())> {};
+template <class F, class Second>
+struct two_argument_signature_with : two_argument_signature<F> {};
+template <class F, class Second>
+  requires(!requires { &std::decay_t<F>::operator(); })
+struct two_argument_signature_with<F, Second>
+    : two_argument_signature<decltype(&std::decay_t<F>::template operator()<Second>)> {};
 template <class C, class R, class A, class B>
 struct two_argument_signature<R (C::*)(A, B) const> {
   using first = std::decay_t<A>;
@@ -268,7 +274,8 @@ auto filter(F pred) {
 // line, auto emit) { for (...) emit(word); }).
 template <class Out, class F>
 auto flat_map(F f) {
-  using In = typename detail::two_argument_signature<F>::first;
+  // A generic lambda (auto emit) is resolved with the emitter type.
+  using In = typename detail::two_argument_signature_with<F, detail::emitter<Out>>::first;
   return detail::lambda_stage(detail::flat_map_node<F, In, Out>(std::move(f)), "flat_map");
 }
 

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "flow_test_support.hpp"
+
+using namespace flow_test;
+
+TEST(failure, exception_in_a_node_stops_the_graph_and_run_rethrows_with_the_node_name) {
+  spate::worker_pool pool(workers(2));
+  auto parse = flow::map([](std::uint64_t& x) -> std::uint64_t {
+                 if (x == 12'345) throw std::runtime_error("bad record 12345");
+                 return x;
+               }).named("parser");
+  std::uint64_t received = 0;
+  // An endless source: only cancellation can end this graph.
+  flow::graph g(flow::pipeline(
+      flow::source_from([i = std::uint64_t{0}]() mutable { return std::optional(i++); }),
+      flow::farm(parse, 3), flow::farm(flow::map([](std::uint64_t& x) { return x; }), 2),
+      flow::sink([&](std::uint64_t&) { ++received; })));
+  try {
+    g.run(pool);
+    FAIL() << "expected node_error";
+  } catch (const flow::node_error& e) {
+    EXPECT_NE(e.node().find("parser"), std::string::npos) << e.node();
+    EXPECT_NE(std::string(e.what()).find("bad record 12345"), std::string::npos) << e.what();
+    EXPECT_THROW(std::rethrow_exception(e.original()), std::runtime_error);
+  }
+}
+
+TEST(failure, exception_in_on_start_or_on_stop_is_reported_too) {
+  struct bad_stop : flow::node<int, void> {
+    void consume(int&) {}
+    void on_stop() { throw std::logic_error("flush failed"); }
+  };
+  spate::worker_pool pool(workers(2));
+  flow::graph g(flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+                               bad_stop{}));
+  EXPECT_THROW(g.run(pool), flow::node_error);
+}
+
+TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
+  spate::worker_pool pool(workers(2));
+  flow::graph_options options;
+  options.channel_capacity = 16;
+  std::atomic<std::uint64_t> produced{0};
+  std::uint64_t consumed = 0, max_in_flight = 0;
+  constexpr std::uint64_t n = 3000;
+  flow::graph g(
+      flow::pipeline(flow::generate<std::uint64_t>(n,
+                                                   [&](std::size_t i) {
+                                                     produced.fetch_add(1);
+                                                     return std::uint64_t(i);
+                                                   }),
+                     flow::map([](std::uint64_t& x) { return x; }),
+                     flow::sink([&](std::uint64_t&) {
+                       ++consumed;
+                       max_in_flight = std::max(max_in_flight, produced.load() - consumed);
+                       std::this_thread::sleep_for(std::chrono::microseconds(50));
+                     })),
+      options);
+  g.run(pool);
+  EXPECT_EQ(consumed, n);
+  // Two edges of 16 slots, plus one item per node being handled or waiting in a buffer.
+  EXPECT_LE(max_in_flight, 2u * 16 + 4);
+  std::uint64_t blocked = 0;
+  for (const auto& node : g.nodes()) blocked += node.output_blocked;
+  EXPECT_GT(blocked, 0u) << "the source never had to wait";
+}
+
+TEST(backpressure, send_next_if_reports_a_full_queue_and_keeps_the_item) {
+  struct polite_source : flow::source<int> {
+    explicit polite_source(std::atomic<int>* refusals) : refusals(refusals) {}
+    bool produce() {
+      int item = next;
+      if (send_next_if(std::move(item), 4)) {
+        ++next;
+      } else {
+        EXPECT_EQ(item, next);  // still ours
+        refusals->fetch_add(1);
+        std::this_thread::yield();
+      }
+      return next < 2000;
+    }
+    int next = 0;
+    std::atomic<int>* refusals;
+  };
+  spate::worker_pool pool(workers(2));
+  std::atomic<int> refusals{0};
+  std::vector<int> out;
+  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(&refusals),
+                               flow::sink([&](int& x) {
+                                 out.push_back(x);
+                                 std::this_thread::sleep_for(std::chrono::microseconds(20));
+                               })));
+  g.run(pool);
+  ASSERT_EQ(out.size(), 2000u);
+  for (int i = 0; i < 2000; ++i) ASSERT_EQ(out[i], i);
+  EXPECT_GT(refusals.load(), 0);
+}

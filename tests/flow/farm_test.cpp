@@ -1,0 +1,190 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "flow_test_support.hpp"
+
+using namespace flow_test;
+
+namespace {
+
+struct keyed {
+  std::uint32_t key;
+  std::uint32_t value;
+  std::size_t replica = 0;  // filled by the worker that handled it
+};
+
+struct replica_stamp : flow::node<keyed, keyed> {
+  void consume(keyed& k) {
+    k.replica = replica_index();
+    send_next(std::move(k));
+  }
+};
+
+auto keyed_source(std::uint32_t n, std::uint32_t keys) {
+  return flow::generate<keyed>(n, [keys](std::size_t i) {
+    return keyed{std::uint32_t(i % keys), std::uint32_t(i), 0};
+  });
+}
+
+}  // namespace
+
+TEST(farm, round_robin_spreads_evenly_and_loses_nothing) {
+  spate::worker_pool pool(workers(2));
+  std::map<std::size_t, int> per_replica;
+  std::set<std::uint32_t> values;
+  flow::graph g(flow::pipeline(keyed_source(40'000, 7), flow::farm(replica_stamp{}, 4),
+                               flow::sink([&](keyed& k) {
+                                 ++per_replica[k.replica];
+                                 EXPECT_TRUE(values.insert(k.value).second) << "duplicate";
+                               })));
+  g.run(pool);
+  EXPECT_EQ(values.size(), 40'000u);
+  ASSERT_EQ(per_replica.size(), 4u);
+  for (auto& [r, count] : per_replica) EXPECT_EQ(count, 10'000) << "replica " << r;
+}
+
+TEST(farm, by_key_sends_a_key_always_to_the_same_replica) {
+  spate::worker_pool pool(workers(2));
+  std::map<std::uint32_t, std::set<std::size_t>> replicas_of_key;
+  std::size_t count = 0;
+  flow::graph g(flow::pipeline(
+      keyed_source(50'000, 101),
+      flow::farm(replica_stamp{}, 5, flow::by_key{[](const keyed& k) { return k.key; }}),
+      flow::sink([&](keyed& k) {
+        replicas_of_key[k.key].insert(k.replica);
+        ++count;
+      })));
+  g.run(pool);
+  EXPECT_EQ(count, 50'000u);
+  std::set<std::size_t> used;
+  for (auto& [key, rs] : replicas_of_key) {
+    EXPECT_EQ(rs.size(), 1u) << "key " << key << " went to several replicas";
+    used.insert(*rs.begin());
+  }
+  EXPECT_GT(used.size(), 1u);
+}
+
+TEST(farm, broadcast_gives_every_replica_every_item_from_one_shared_copy) {
+  struct counted {
+    int value;
+    std::shared_ptr<std::atomic<int>> copies;
+    counted(int v, std::shared_ptr<std::atomic<int>> c) : value(v), copies(std::move(c)) {}
+    counted(const counted& o) : value(o.value), copies(o.copies) { copies->fetch_add(1); }
+    counted(counted&&) = default;
+    counted& operator=(const counted&) = delete;
+    counted& operator=(counted&&) = default;
+  };
+  struct reader : flow::node<counted, std::pair<std::size_t, int>> {
+    void consume(const counted& c) { send_next({replica_index(), c.value}); }
+  };
+  spate::worker_pool pool(workers(2));
+  auto copies = std::make_shared<std::atomic<int>>(0);
+  std::map<std::size_t, std::vector<int>> seen;
+  flow::graph g(flow::pipeline(
+      flow::generate<counted>(1000, [copies](std::size_t i) { return counted(int(i), copies); }),
+      flow::farm(reader{}, 3, flow::broadcast{}),
+      flow::sink([&](std::pair<std::size_t, int>& p) { seen[p.first].push_back(p.second); })));
+  g.run(pool);
+  ASSERT_EQ(seen.size(), 3u);
+  for (auto& [replica, values] : seen) {
+    ASSERT_EQ(values.size(), 1000u) << "replica " << replica;
+    EXPECT_TRUE(std::is_sorted(values.begin(), values.end()));  // FIFO per edge
+  }
+  EXPECT_EQ(copies->load(), 0) << "broadcast deep-copied items";
+}
+
+TEST(farm, least_loaded_random_and_custom_policies_deliver_everything) {
+  spate::worker_pool pool(workers(2));
+  auto run_with = [&](auto policy, std::map<std::size_t, int>& per_replica) {
+    std::size_t count = 0;
+    flow::graph g(flow::pipeline(keyed_source(30'000, 3), flow::farm(replica_stamp{}, 3, policy),
+                                 flow::sink([&](keyed& k) {
+                                   ++per_replica[k.replica];
+                                   ++count;
+                                 })));
+    g.run(pool);
+    return count;
+  };
+  std::map<std::size_t, int> least, random, custom;
+  EXPECT_EQ(run_with(flow::least_loaded{}, least), 30'000u);
+  EXPECT_EQ(run_with(flow::random_choice{}, random), 30'000u);
+  EXPECT_EQ(random.size(), 3u);
+  EXPECT_EQ(run_with(flow::custom_policy{[](const keyed& k, std::size_t) { return k.value % 2; }},
+                     custom),
+            30'000u);
+  EXPECT_EQ(custom.size(), 2u);  // replica 2 is never chosen
+  EXPECT_EQ(custom[0], 15'000);
+}
+
+TEST(farm, ordered_farm_restores_input_order_with_uneven_workers) {
+  struct jittery : flow::node<int, int> {
+    void consume(int& x) {
+      if (std::size_t(x % 97) == replica_index()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (x % 5 != 0) send_next(x * 2);  // some inputs produce nothing
+      if (x % 7 == 0) send_next(x * 2 + 1);  // some produce two
+    }
+  };
+  spate::worker_pool pool(workers(2));
+  std::vector<int> out;
+  flow::graph g(flow::pipeline(flow::generate<int>(5000, [](std::size_t i) { return int(i); }),
+                               flow::ordered_farm(jittery{}, 4),
+                               flow::sink([&](int& x) { out.push_back(x); })));
+  g.run(pool);
+  std::vector<int> expected;
+  for (int x = 0; x < 5000; ++x) {
+    if (x % 5 != 0) expected.push_back(x * 2);
+    if (x % 7 == 0) expected.push_back(x * 2 + 1);
+  }
+  EXPECT_EQ(out, expected);
+}
+
+TEST(farm, pipeline_as_farm_worker_and_farm_inside_pipeline) {
+  spate::worker_pool pool(workers(2));
+  long sum = 0;
+  auto worker = flow::pipeline(flow::map([](int& x) { return x + 1; }),
+                               flow::farm(flow::map([](int& x) { return x * 2; }), 2));
+  flow::graph g(flow::pipeline(flow::generate<int>(10'000, [](std::size_t i) { return int(i); }),
+                               flow::farm(worker, 3), flow::sink([&](int& x) { sum += x; })));
+  g.run(pool);
+  long expected = 0;
+  for (long x = 0; x < 10'000; ++x) expected += (x + 1) * 2;
+  EXPECT_EQ(sum, expected);
+}
+
+// Fusion (paper Sect. 4): a farm after a farm has no router; each item crosses one hop
+// per farm. Counted from the runtime's own per-node counters.
+TEST(farm, fusion_removes_the_routers_between_consecutive_farms) {
+  spate::worker_pool pool(workers(2));
+  constexpr std::uint64_t n = 30'000;
+  auto hops_per_item = [&](bool fuse, std::size_t& routers) {
+    flow::graph_options options;
+    options.fuse_farms = fuse;
+    auto forward = flow::map([](std::uint64_t& x) { return x; });
+    std::uint64_t count = 0;
+    flow::graph g(flow::pipeline(flow::generate<std::uint64_t>(n, [](std::size_t i) { return i; }),
+                                 flow::farm(forward, 4), flow::farm(forward, 4),
+                                 flow::farm(forward, 4),
+                                 flow::sink([&](std::uint64_t&) { ++count; })),
+                  options);
+    g.run(pool);
+    EXPECT_EQ(count, n);
+    std::uint64_t received = 0;
+    routers = 0;
+    for (const auto& node : g.nodes()) {
+      received += node.items_in;
+      if (node.kind == "router") ++routers;
+    }
+    return double(received) / double(n);  // nodes each item entered
+  };
+  std::size_t fused_routers = 0, unfused_routers = 0;
+  EXPECT_DOUBLE_EQ(hops_per_item(true, fused_routers), 5.0);     // router + 3 workers + sink
+  EXPECT_DOUBLE_EQ(hops_per_item(false, unfused_routers), 7.0);  // 3 routers + 3 workers + sink
+  EXPECT_EQ(fused_routers, 1u);
+  EXPECT_EQ(unfused_routers, 3u);
+}
