@@ -2,6 +2,9 @@
 
 #include "spate/flow/detail/node_task_base.hpp"
 
+#include <chrono>
+#include <cstdio>
+
 namespace spate::flow::detail {
 
 graph_state::~graph_state() = default;
@@ -66,7 +69,15 @@ bool graph_state::finished() const {
 
 void graph_state::wait_and_rethrow() {
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return finished_; });
+  // A graph that makes no progress for a long time is reported (state of every task), so
+  // that a stuck job can be diagnosed; waiting goes on.
+  int quiet_periods = 0;
+  while (!done_.wait_for(lock, std::chrono::seconds(diagnostic_period_s), [&] { return finished_; })) {
+    if (++quiet_periods > 1) continue;
+    std::fprintf(stderr, "spate::flow: graph still running after %d s; tasks:\n",
+                 diagnostic_period_s);
+    for (auto& t : tasks_) std::fprintf(stderr, "  %s\n", t->describe().c_str());
+  }
   if (error_) throw node_error(error_node_, error_message_, error_);
 }
 

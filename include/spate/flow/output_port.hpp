@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "spate/flow/detail/node_task_base.hpp"
@@ -28,9 +29,12 @@ class output_port {
   virtual bool has_pending() const noexcept = 0;
   virtual void notify_consumers() noexcept = 0;
   virtual void request_space_notification() noexcept = 0;
-  virtual bool space_available() const noexcept = 0;  // atomics only (idle hand-shake)
+  // The edges whose buffered items wait for room; read before going idle, so that the idle
+  // check can look at those rings' atomic indices only.
+  virtual void blocked_edges(std::vector<detail::edge_base*>& out) const = 0;
   virtual void close() noexcept = 0;
   virtual std::uint64_t sent() const noexcept = 0;
+  virtual std::string describe() const = 0;  // diagnostics: each edge's queue and buffer
 };
 
 namespace detail {
@@ -74,11 +78,15 @@ class edge_writers {
   bool flush() {
     if (pending_count_ == 0) return true;
     for (auto& w : writers_) {
+      if (w.pending.empty()) continue;
       while (!w.pending.empty() && w.target->ring.try_push(std::move(w.pending.front()))) {
         w.pending.pop_front();
         --pending_count_;
         ++w.unnotified;
       }
+      // Our request for room on this edge is satisfied: withdraw it (see
+      // node_task_base::release_waiting_producers for why only the producer clears it).
+      if (w.pending.empty()) w.target->producer_waiting.store(false, std::memory_order_relaxed);
     }
     return pending_count_ == 0;
   }
@@ -97,13 +105,10 @@ class edge_writers {
       if (!w.pending.empty()) w.target->producer_waiting.store(true, std::memory_order_seq_cst);
     }
   }
-  bool space_available() const noexcept {
+  void blocked_edges(std::vector<edge_base*>& out) const {
     for (const auto& w : writers_) {
-      if (!w.pending.empty() && w.target->ring.size_approx() < w.target->ring.capacity()) {
-        return true;
-      }
+      if (!w.pending.empty()) out.push_back(w.target);
     }
-    return false;
   }
   void close() noexcept {
     for (auto& w : writers_) {
@@ -112,6 +117,16 @@ class edge_writers {
     }
   }
   std::uint64_t sent() const noexcept { return sent_; }
+  std::string describe() const {
+    std::string out;
+    for (const auto& w : writers_) {
+      out += " [" + std::to_string(w.target->ring.size_approx()) + "/" +
+             std::to_string(w.target->ring.capacity()) + " pending " +
+             std::to_string(w.pending.size()) + (w.target->producer_waiting.load() ? " waiting" : "") +
+             " unnotified " + std::to_string(w.unnotified) + "]";
+    }
+    return out;
+  }
 
  private:
   struct writer {
@@ -179,9 +194,10 @@ class port_base : public output_port<T> {
   bool has_pending() const noexcept override { return writers_.has_pending(); }
   void notify_consumers() noexcept override { writers_.notify_consumers(); }
   void request_space_notification() noexcept override { writers_.request_space_notification(); }
-  bool space_available() const noexcept override { return writers_.space_available(); }
+  void blocked_edges(std::vector<edge_base*>& out) const override { writers_.blocked_edges(out); }
   void close() noexcept override { writers_.close(); }
   std::uint64_t sent() const noexcept override { return writers_.sent(); }
+  std::string describe() const override { return writers_.describe(); }
 
  protected:
   explicit port_base(std::vector<edge<E>*> edges) : writers_(std::move(edges)) {}

@@ -89,6 +89,7 @@ class graph_state {
   mutable std::mutex mutex_;
   std::condition_variable done_;
   bool finished_ = false;
+  int diagnostic_period_s = 30;
   std::exception_ptr error_;
   std::string error_node_;
   std::string error_message_;

@@ -57,6 +57,16 @@ class node_task final : public node_task_base {
   }
 
   void add_input(edge<element>* e) { inputs_.push_back(e); }
+
+  std::string describe() const override {
+    std::ostringstream out;
+    out << name() << " state=" << state_for_diagnostics() << " inputs" << describe_edges(inputs_)
+        << " done=" << input_done_ << " stopped=" << stopped_ << " activations="
+        << stats_.activations.load();
+    if (has_port()) out << " out" << port_->describe();
+    return out.str();
+  }
+
   template <class Port>
   void set_output(std::unique_ptr<Port> port) {
     if constexpr (!is_sink) {
@@ -69,33 +79,36 @@ class node_task final : public node_task_base {
   resume_result resume(std::size_t budget) override {
     stats_.activations.store(stats_.activations.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
-    if (graph().cancelled()) return end_cancelled();
+    if (graph().cancelled()) return end_cancelled(port_ptr(), inputs_);
     if (!started_) {
       started_ = true;
-      if (!guarded([&] { node_.on_start(); })) return end_cancelled();
+      if (!guarded([&] { node_.on_start(); })) return end_cancelled(port_ptr(), inputs_);
     }
-    if (has_port() && !port_->flush()) return wait_for_output();
+    if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
     if (!input_done_) {
       const std::size_t handled = consume_some(budget);
-      if (failed_) return end_cancelled();
-      release_waiting_producers();
+      if (failed_) return end_cancelled(port_ptr(), inputs_);
+      release_waiting_producers(inputs_);
       if (has_port()) port_->notify_consumers();
-      if (has_port() && port_->has_pending()) return wait_for_output();
+      if (has_port() && port_->has_pending()) return wait_for_output(*port_, inputs_);
       if (!input_done_) {
         if (handled == budget) return resume_result::resume_later;
-        return go_idle([&] { return inputs_have_news(); });
+        const std::size_t closed_before = closed_seen_;
+        return go_idle([&] { return inputs_have_news(closed_before); });
       }
     }
     if (!stopped_) {
       stopped_ = true;
-      if (!guarded([&] { node_.on_stop(); })) return end_cancelled();
-      if (has_port() && !port_->flush()) return wait_for_output();
+      if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
+      if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
     }
     if (has_port()) port_->close();
     return finish();
   }
 
  private:
+  auto* port_ptr() const noexcept { return port_.get(); }
+
   bool has_port() const noexcept {
     if constexpr (is_sink) {
       return false;
@@ -156,6 +169,8 @@ class node_task final : public node_task_base {
       stats_.items_in.store(stats_.items_in.load(std::memory_order_relaxed) + handled,
                             std::memory_order_relaxed);
       count_out();
+      // Count closures before testing for the end: one that lands in between is news.
+      closed_seen_ = closed_inputs();
       if (handled < budget && all_inputs_closed_and_drained()) input_done_ = true;
       return handled;
     }
@@ -195,8 +210,14 @@ class node_task final : public node_task_base {
     return true;
   }
 
-  // After the idle store: atomics only.
-  bool inputs_have_news() const noexcept {
+  std::size_t closed_inputs() const noexcept {
+    std::size_t closed = 0;
+    for (auto* e : inputs_) closed += e->closed.load(std::memory_order_acquire) ? 1 : 0;
+    return closed;
+  }
+
+  // After the idle store: atomics only. News: an item, or an input closed since we looked.
+  bool inputs_have_news(std::size_t closed_before) const noexcept {
     if constexpr (is_source) {
       if constexpr (requires(const N& n) { n.has_news(); }) {
         return node_.has_news();
@@ -205,38 +226,9 @@ class node_task final : public node_task_base {
       }
     }
     for (auto* e : inputs_) {
-      if (e->ring.size_approx() != 0 || e->closed.load(std::memory_order_acquire)) return true;
+      if (e->ring.size_approx() != 0) return true;
     }
-    return false;
-  }
-
-  void release_waiting_producers() noexcept {
-    if (inputs_.empty()) return;
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with request_space_notification
-    for (auto* e : inputs_) {
-      if (e->producer_waiting.load(std::memory_order_relaxed) &&
-          e->producer_waiting.exchange(false, std::memory_order_acq_rel)) {
-        e->producer->notify();
-      }
-    }
-  }
-
-  resume_result wait_for_output() {
-    stats_.output_blocked.store(stats_.output_blocked.load(std::memory_order_relaxed) + 1,
-                                std::memory_order_relaxed);
-    release_waiting_producers();  // our own inputs may hold producers back
-    port_->notify_consumers();
-    port_->request_space_notification();
-    if (port_->flush()) return resume_result::resume_later;
-    return go_idle([&] { return port_->space_available(); });
-  }
-
-  // Cancelled (by a failure anywhere): drop everything, close the outputs so nobody waits
-  // for us, and let producers waiting on our inputs go.
-  resume_result end_cancelled() noexcept {
-    release_waiting_producers();
-    if (has_port()) port_->close();
-    return finish();
+    return closed_inputs() != closed_before;
   }
 
   N node_;
@@ -249,6 +241,7 @@ class node_task final : public node_task_base {
   bool stopped_ = false;
   bool failed_ = false;
   bool source_waiting_ = false;
+  std::size_t closed_seen_ = 0;
 };
 
 // An ordered farm's collector: merges the workers' tagged outputs back into input order.
@@ -262,10 +255,14 @@ class collector_task final : public node_task_base {
 
   void add_input(edge<element>* e) { inputs_.push_back(e); }
   void set_output(std::unique_ptr<output_port<T>> port) { port_ = std::move(port); }
+  std::string describe() const override {
+    return name() + " state=" + std::to_string(state_for_diagnostics()) + " inputs" +
+           describe_edges(inputs_) + " pending=" + std::to_string(port_->has_pending());
+  }
 
   resume_result resume(std::size_t budget) override {
-    if (graph().cancelled()) return end_cancelled();
-    if (!port_->flush()) return wait_for_output();
+    if (graph().cancelled()) return end_cancelled(port_.get(), inputs_);
+    if (!port_->flush()) return wait_for_output(*port_, inputs_);
     std::size_t handled = 0;
     while (handled < budget) {
       element* head = nullptr;
@@ -289,9 +286,9 @@ class collector_task final : public node_task_base {
       if (port_->has_pending()) break;
     }
     stats_.items_out.store(port_->sent(), std::memory_order_relaxed);
-    release_waiting_producers();
+    release_waiting_producers(inputs_);
     port_->notify_consumers();
-    if (port_->has_pending()) return wait_for_output();
+    if (port_->has_pending()) return wait_for_output(*port_, inputs_);
     if (handled == budget) return resume_result::resume_later;
     if (all_closed_and_drained()) {
       port_->close();
@@ -312,28 +309,6 @@ class collector_task final : public node_task_base {
     }
     return true;
   }
-  void release_waiting_producers() noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    for (auto* e : inputs_) {
-      if (e->producer_waiting.load(std::memory_order_relaxed) &&
-          e->producer_waiting.exchange(false, std::memory_order_acq_rel)) {
-        e->producer->notify();
-      }
-    }
-  }
-  resume_result wait_for_output() {
-    release_waiting_producers();
-    port_->notify_consumers();
-    port_->request_space_notification();
-    if (port_->flush()) return resume_result::resume_later;
-    return go_idle([&] { return port_->space_available(); });
-  }
-  resume_result end_cancelled() noexcept {
-    release_waiting_producers();
-    port_->close();
-    return finish();
-  }
-
   std::vector<edge<element>*> inputs_;
   std::unique_ptr<output_port<T>> port_;
   std::uint64_t expected_ = 0;

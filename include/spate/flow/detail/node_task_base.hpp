@@ -5,6 +5,8 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
+#include <sstream>
 
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/scheduler/task.hpp"
@@ -25,6 +27,10 @@ class node_task_base : public task {
     }
   }
 
+  // One line for diagnostics: state, inputs (queued/closed/producer waiting), output.
+  virtual std::string describe() const = 0;
+  int state_for_diagnostics() const noexcept { return state_.load(std::memory_order_relaxed); }
+
   void set_executor(executor* e) noexcept { executor_ = e; }
   executor* get_executor() const noexcept { return executor_; }
   const std::string& name() const noexcept { return stats_.name; }
@@ -43,11 +49,16 @@ class node_task_base : public task {
 
   // Publishes idle, then asks `more_work` (which must read only atomics that producers
   // write); takes the activation back when it says yes. Returns the result for resume().
+  //
+  // Once idle is published, another activation of this task may run, and even finish (and
+  // move graph_ out). `keep` is taken before: it keeps the graph — and so this task and its
+  // edges — alive through the check, which reads no member written by activations.
   template <class MoreWork>
   resume_result go_idle(MoreWork&& more_work) noexcept {
+    const std::shared_ptr<graph_state> keep = graph_;
     state_.store(idle, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (more_work() || graph_->cancelled()) {
+    if (more_work() || keep->cancelled()) {
       int expected = idle;
       if (state_.compare_exchange_strong(expected, scheduled, std::memory_order_acq_rel)) {
         return resume_result::resume_later;
@@ -67,6 +78,63 @@ class node_task_base : public task {
   }
 
   graph_state& graph() noexcept { return *graph_; }
+
+  template <class Edges>
+  static std::string describe_edges(const Edges& inputs) {
+    std::ostringstream out;
+    for (auto* e : inputs) {
+      out << " [" << e->size_approx() << (e->closed.load() ? " closed" : "")
+          << (e->producer_waiting.load() ? " waiting" : "") << "]";
+    }
+    return out.str();
+  }
+
+  // Wakes producers that wait for room on `inputs` (call after consuming from them).
+  //
+  // The consumer never clears the flag: only the producer does, once its buffer for that
+  // edge is empty. A consumer clearing it could swallow a request the producer made after
+  // refilling the ring (the notify then lands while the producer still runs, its re-check
+  // sees a full ring, and nobody wakes it again). Notifying a running task is one load.
+  template <class Edges>
+  static void release_waiting_producers(const Edges& inputs) noexcept {
+    if (inputs.empty()) return;
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the producer's go_idle
+    for (auto* e : inputs) {
+      if (e->producer_waiting.load(std::memory_order_relaxed)) e->producer->notify();
+    }
+  }
+
+  // The output is full: ask the consumers to wake us when they make room, then idle.
+  template <class Port, class Edges>
+  resume_result wait_for_output(Port& port, const Edges& inputs) {
+    stats_.output_blocked.store(stats_.output_blocked.load(std::memory_order_relaxed) + 1,
+                                std::memory_order_relaxed);
+    release_waiting_producers(inputs);  // our own inputs may hold producers back
+    port.notify_consumers();
+    port.request_space_notification();
+    // This flush may fill rings whose consumers are already idle: tell them, or both sides
+    // would sleep (consumer on a full ring it was never told about, producer on no room).
+    const bool flushed = port.flush();
+    port.notify_consumers();
+    if (flushed) return resume_result::resume_later;
+    std::vector<edge_base*> blocked;
+    port.blocked_edges(blocked);
+    return go_idle([&] {
+      for (auto* e : blocked) {
+        if (e->size_approx() < e->capacity()) return true;
+      }
+      return false;
+    });
+  }
+
+  // Cancelled (by a failure anywhere): drop everything, close the outputs so nobody waits
+  // for us, let producers waiting on our inputs go, and end.
+  template <class Port, class Edges>
+  resume_result end_cancelled(Port* port, const Edges& inputs) noexcept {
+    release_waiting_producers(inputs);
+    if (port != nullptr) port->close();
+    return finish();
+  }
 
   std::atomic<int> state_{scheduled};
   node_stats& stats_;
