@@ -100,6 +100,7 @@ class node_task final : public node_task_base {
     if (!stopped_) {
       stopped_ = true;
       if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
+      count_out();
       if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
     }
     if (has_port()) port_->close();
