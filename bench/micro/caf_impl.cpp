@@ -163,9 +163,56 @@ json latency_chain(const bench_params& p) {
   return m;
 }
 
+// farm_chain: source -> (router -> replicas) x 3 -> sink; CAF has no fusion, so every farm
+// has its router actor.
+struct router_state {
+  std::size_t next = 0;
+};
+caf::behavior farm_router(caf::stateful_actor<router_state>* self, std::vector<caf::actor> workers) {
+  return {[=](const tuple24& t) {
+    auto& next = self->state.next;
+    self->send(workers[next], t);
+    next = next + 1 == workers.size() ? 0 : next + 1;
+  }};
+}
+
+json farm_chain(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  const auto replicas = static_cast<std::size_t>(p.integer("replicas"));
+  if (replicas == 0) throw usage_error("farm_chain needs --replicas >= 1");
+  caf::actor_system_config cfg;
+  configure_caf(cfg, p);
+  caf::actor_system system{cfg};
+  std::promise<std::uint64_t> done;
+  std::vector<caf::actor> all;
+  caf::actor next = system.spawn(counting_sink<tuple24>, n, &done);
+  all.push_back(next);
+  for (int farm = 0; farm < 3; ++farm) {
+    std::vector<caf::actor> workers;
+    for (std::size_t i = 0; i < replicas; ++i) workers.push_back(system.spawn(forwarder<tuple24>, next));
+    all.insert(all.end(), workers.begin(), workers.end());
+    next = system.spawn(farm_router, workers);
+    all.push_back(next);
+  }
+  auto source = system.spawn(batching_source<make_tuple>, next, n);
+  all.push_back(source);
+  std::uint64_t checksum = 0;
+  json m;
+  timed_run(m, [&] {
+    caf::anon_send(source, tick_atom::value);
+    checksum = done.get_future().get();
+  });
+  stop_all(all);
+  if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("farm_chain: wrong checksum");
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  m["routers"] = 3;
+  return m;
+}
+
 }  // namespace
 
 void register_caf_impls(bench_registry& r) {
+  r.implement("farm_chain", "caf", farm_chain);
   r.implement("pipeline3", "caf", pipeline3);
   r.implement("prodcons", "caf", prodcons);
   r.implement("latency_chain", "caf", latency_chain);

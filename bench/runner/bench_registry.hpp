@@ -61,6 +61,7 @@ void define_benchmarks(bench_registry& registry);
 void register_thread_impls(bench_registry& registry);
 void register_spate_actor_impls(bench_registry& registry);
 void register_spate_actor_savina(bench_registry& registry);
+void register_spate_flow_impls(bench_registry& registry);
 #ifdef SPATE_BENCH_HAVE_CAF
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);

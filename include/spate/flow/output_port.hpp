@@ -93,10 +93,15 @@ class edge_writers {
   bool has_pending() const noexcept { return pending_count_ != 0; }
 
   void notify_consumers() noexcept {
+    bool fenced = false;
     for (auto& w : writers_) {
       if (w.unnotified != 0) {
+        if (!fenced) {
+          std::atomic_thread_fence(std::memory_order_seq_cst);  // one for all consumers
+          fenced = true;
+        }
         w.unnotified = 0;
-        w.target->consumer->notify();
+        w.target->consumer->notify_after_fence();
       }
     }
   }
@@ -151,8 +156,14 @@ class replica_chooser {
     const std::size_t n = writers.size();
     if (n == 1) return 0;
     if constexpr (std::is_same_v<Policy, round_robin>) {
+      // Runs of `round_robin_burst` items per replica: the same share for every replica,
+      // but each edge receives batches instead of a trickle, so consumers wake once per
+      // batch (this is what makes fused farms, with n x m edges, pay off).
       const std::size_t i = next_;
-      next_ = next_ + 1 == n ? 0 : next_ + 1;
+      if (++burst_ == round_robin_burst) {
+        burst_ = 0;
+        next_ = next_ + 1 == n ? 0 : next_ + 1;
+      }
       return i;
     } else if constexpr (std::is_same_v<Policy, random_choice>) {
       rng_ ^= rng_ << 13;
@@ -181,8 +192,10 @@ class replica_chooser {
       std::is_same_v<Policy, round_robin> || std::is_same_v<Policy, random_choice>;
 
  private:
+  static constexpr std::size_t round_robin_burst = 16;
   Policy policy_;
   std::size_t next_ = 0;
+  std::size_t burst_ = 0;
   std::uint64_t rng_;
 };
 

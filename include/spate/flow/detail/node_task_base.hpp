@@ -20,6 +20,10 @@ class node_task_base : public task {
   // Schedules the task if it is idle. Any thread; cheap when it is already scheduled.
   void notify() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    notify_after_fence();
+  }
+  // For waking several tasks: one seq_cst fence by the caller, then this for each.
+  void notify_after_fence() noexcept {
     if (state_.load(std::memory_order_relaxed) != idle) return;
     int expected = idle;
     if (state_.compare_exchange_strong(expected, scheduled, std::memory_order_acq_rel)) {
@@ -100,7 +104,7 @@ class node_task_base : public task {
     if (inputs.empty()) return;
     std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the producer's go_idle
     for (auto* e : inputs) {
-      if (e->producer_waiting.load(std::memory_order_relaxed)) e->producer->notify();
+      if (e->producer_waiting.load(std::memory_order_relaxed)) e->producer->notify_after_fence();
     }
   }
 

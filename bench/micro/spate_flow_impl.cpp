@@ -1,0 +1,166 @@
+// pipeline3, prodcons, latency_chain, farm_chain and nodes_vs_cores with spate's streaming
+// layer (impl "spate"): typed nodes as tasks on the shared pool, bounded SPSC edges.
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "../runner/bench_registry.hpp"
+#include "../runner/measure.hpp"
+#include "../runner/spate_config.hpp"
+#include "shapes.hpp"
+#include "spate/flow.hpp"
+#include "spate/flow/graph_actor.hpp"
+
+namespace spate_bench {
+namespace {
+
+namespace flow = spate::flow;
+
+spate::scheduler_config flow_scheduler(const bench_params& p) { return spate_config(p).scheduler; }
+
+template <class T>
+auto forwarder() {
+  return flow::map([](T& item) { return std::move(item); });
+}
+
+json pipeline3(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  spate::worker_pool pool(flow_scheduler(p));
+  std::uint64_t checksum = 0;
+  flow::graph g(flow::pipeline(
+      flow::generate<tuple24>(n, [](std::size_t i) { return tuple24{i, i * 3, i}; }),
+      forwarder<tuple24>(), flow::sink([&](tuple24& t) { checksum += t.value; })));
+  json m;
+  timed_run(m, [&] { g.run(pool); });
+  if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("pipeline3: wrong checksum");
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  return m;
+}
+
+json prodcons(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  spate::worker_pool pool(flow_scheduler(p));
+  std::uint64_t checksum = 0;
+  flow::graph g(flow::pipeline(
+      flow::generate<std::uint32_t>(n, [](std::size_t i) { return std::uint32_t(i); }),
+      flow::sink([&](std::uint32_t& x) { checksum += x; })));
+  json m;
+  timed_run(m, [&] { g.run(pool); });
+  std::uint64_t expected = 0;
+  for (std::uint64_t i = 0; i < n; ++i) expected += static_cast<std::uint32_t>(i);
+  if (checksum != expected) throw std::runtime_error("prodcons: wrong checksum");
+  m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / double(n);
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  return m;
+}
+
+// A chain of `Forwarders` nodes between a source and a sink (compile-time length).
+template <class Source, class Sink, std::size_t... I>
+auto forwarding_chain(Source source, Sink sink, std::index_sequence<I...>) {
+  return flow::pipeline(std::move(source), ((void)I, forwarder<stamp>())..., std::move(sink));
+}
+
+// latency_chain: an external thread feeds the graph's source at a fixed rate (through the
+// same feed channel graph actors use); 11 forwarders and the recording sink make 12 stages.
+json latency_chain(const bench_params& p) {
+  const auto stages = p.integer("stages");
+  const double rate = p.number("rate");
+  const double seconds = p.number("seconds");
+  if (stages != 12) throw usage_error("latency_chain --impl spate supports --stages=12");
+  if (rate <= 0) throw usage_error("latency_chain needs rate > 0");
+  spate::worker_pool pool(flow_scheduler(p));
+  auto channel = std::make_shared<flow::detail::feed_channel<stamp>>();
+  std::vector<std::int64_t> samples;
+  samples.reserve(std::size_t(rate * seconds) + 16);
+  flow::graph g(forwarding_chain(
+      flow::make_stage<flow::detail::feed_source<stamp>>(channel),
+      flow::sink([&](stamp& s) { samples.push_back(now_ns() - s.sent_ns); }),
+      std::make_index_sequence<11>{}));
+  json m;
+  timed_run(m, [&] {
+    g.start(pool);
+    const auto total = std::int64_t(rate * seconds);
+    const double period_ns = 1e9 / rate;
+    const auto start = now_ns();
+    for (std::int64_t i = 0; i < total; ++i) {
+      wait_until_ns(start + std::int64_t(double(i) * period_ns));
+      channel->items.push(stamp{now_ns()});
+      channel->wake();
+    }
+    channel->closed.store(true, std::memory_order_release);
+    channel->wake();
+    g.wait();
+  });
+  samples.erase(samples.begin(),
+                samples.begin() + std::ptrdiff_t(double(samples.size()) * latency_warmup_fraction));
+  add_latency_metrics(m, std::move(samples));
+  return m;
+}
+
+json farm_chain(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  const auto replicas = static_cast<std::size_t>(p.integer("replicas"));
+  if (replicas == 0) throw usage_error("farm_chain needs --replicas >= 1");
+  spate::worker_pool pool(flow_scheduler(p));
+  flow::graph_options options;
+  options.fuse_farms = p.flag("fused");
+  std::uint64_t checksum = 0;
+  flow::graph g(
+      flow::pipeline(flow::generate<tuple24>(n, [](std::size_t i) { return tuple24{i, i * 3, i}; }),
+                     flow::farm(forwarder<tuple24>(), replicas),
+                     flow::farm(forwarder<tuple24>(), replicas),
+                     flow::farm(forwarder<tuple24>(), replicas),
+                     flow::sink([&](tuple24& t) { checksum += t.value; })),
+      options);
+  json m;
+  timed_run(m, [&] { g.run(pool); });
+  if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("farm_chain: wrong checksum");
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  std::size_t routers = 0;
+  for (const auto& node : g.nodes()) routers += node.kind == "router" ? 1 : 0;
+  m["routers"] = routers;
+  return m;
+}
+
+template <std::size_t Nodes>
+json nodes_vs_cores_with(const bench_params& p) {
+  const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  spate::worker_pool pool(flow_scheduler(p));
+  std::vector<std::int64_t> samples;
+  samples.reserve(n / 16 + 1);
+  std::uint64_t received = 0;
+  flow::graph g(forwarding_chain(
+      flow::generate<stamp>(n, [](std::size_t) { return stamp{now_ns()}; }),
+      flow::sink([&](stamp& s) {
+        if ((received++ & 15) == 0) samples.push_back(now_ns() - s.sent_ns);  // every 16th
+      }),
+      std::make_index_sequence<Nodes - 2>{}));
+  json m;
+  timed_run(m, [&] { g.run(pool); });
+  if (received != n) throw std::runtime_error("nodes_vs_cores: lost items");
+  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_latency_metrics(m, std::move(samples));
+  return m;
+}
+
+json nodes_vs_cores(const bench_params& p) {
+  switch (p.integer("nodes")) {
+    case 8: return nodes_vs_cores_with<8>(p);
+    case 16: return nodes_vs_cores_with<16>(p);
+    case 32: return nodes_vs_cores_with<32>(p);
+    case 64: return nodes_vs_cores_with<64>(p);
+    default: throw usage_error("nodes_vs_cores: --nodes must be 8, 16, 32 or 64");
+  }
+}
+
+}  // namespace
+
+void register_spate_flow_impls(bench_registry& r) {
+  r.implement("pipeline3", "spate", pipeline3);
+  r.implement("prodcons", "spate", prodcons);
+  r.implement("latency_chain", "spate", latency_chain);
+  r.implement("farm_chain", "spate", farm_chain);
+  r.implement("nodes_vs_cores", "spate", nodes_vs_cores);
+}
+
+}  // namespace spate_bench
