@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include <atomic>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "spate/platform/backoff.hpp"
@@ -19,9 +21,15 @@ double process_cpu_seconds() {
 }
 
 double peak_rss_mb() {
+  // VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over fork+exec, so a run
+  // started by a big parent (bench-compare's Python) would report the parent's peak.
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB on Linux
+  return usage.ru_maxrss / 1024.0;
 }
 
 double cache_line_round_trip_ns() {
