@@ -63,9 +63,8 @@ int main() {
   {  // 2 + 3. Farms, policies, fusion, ordering.
     long sum = 0;
     flow::graph job(flow::pipeline(
-        numbers(1000),
-        flow::farm(flow::map([](int& x) { return x * 2; }), 4),               // round-robin
-        flow::farm(flow::filter([](const int& x) { return x % 3 == 0; }), 2,  // fused: no router
+        numbers(1000), flow::farm(flow::map([](int& x) { return x * 2; }), 4),  // round-robin
+        flow::farm(flow::filter([](const int& x) { return x % 3 == 0; }), 2,    // fused: no router
                    flow::by_key{[](const int& x) { return x % 10; }}),
         flow::sink([&](int& x) { sum += x; })));
     job.run(pool);
@@ -81,11 +80,11 @@ int main() {
     for (int i = 0; i < 100; ++i) assert(in_order[i] == i);
   }
   {  // 4. Errors: a throwing node stops the graph; run() names it.
-    flow::graph job(flow::pipeline(numbers(100),
-                                   flow::map([](int& x) {
-                                     if (x == 42) throw std::runtime_error("no 42s here");
-                                     return x;
-                                   }).named("picky"),
+    flow::graph job(flow::pipeline(numbers(100), flow::map([](int& x) {
+                                                   if (x == 42)
+                                                     throw std::runtime_error("no 42s here");
+                                                   return x;
+                                                 }).named("picky"),
                                    flow::sink([](int&) {})));
     try {
       job.run(pool);
@@ -96,8 +95,8 @@ int main() {
   }
   {  // 5. Backpressure.
     int received = 0;
-    flow::graph job(flow::pipeline(flow::make_stage<paced_source>(),
-                                   flow::sink([&](int&) { ++received; })));
+    flow::graph job(
+        flow::pipeline(flow::make_stage<paced_source>(), flow::sink([&](int&) { ++received; })));
     job.run(pool);
     assert(received == 10'000);
   }
@@ -118,8 +117,8 @@ int main() {
   {  // 7. Data parallelism on the same pool.
     std::vector<int> v(100'000);
     std::iota(v.begin(), v.end(), 0);
-    long total = flow::map_reduce(pool, v, 0L, [](int x) { return long(x); },
-                                  [](long a, long b) { return a + b; });
+    long total = flow::map_reduce(
+        pool, v, 0L, [](int x) { return long(x); }, [](long a, long b) { return a + b; });
     assert(total == 4'999'950'000L);
   }
   std::cout << "all examples ok\n";

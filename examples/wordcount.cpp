@@ -22,26 +22,14 @@
 
 #include "spate/flow.hpp"
 #include "spate/platform/cache_line.hpp"
+#include "wordcount_common.hpp"
 
 namespace flow = spate::flow;
-using word_counts = std::unordered_map<std::string, std::uint64_t>;
 
 namespace {
 
-// Words are runs of ASCII letters, lower-cased; anything else separates them.
-template <class F>
-void for_each_word(const std::string& line, F&& f) {
-  std::string word;
-  for (char c : line) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      word += static_cast<char>(c | 0x20);
-    } else if (!word.empty()) {
-      f(word);
-      word.clear();
-    }
-  }
-  if (!word.empty()) f(word);
-}
+using wordcount::for_each_word;
+using wordcount::word_counts;
 
 // Counts the words of its key range; hands its table downstream at the end of the stream.
 struct counter : flow::node<std::string, word_counts> {
@@ -69,7 +57,8 @@ int main(int argc, char** argv) {
   int replay = 100;
   std::size_t parallelism = 2, top = 10;
   app.add_option("--file", file, "text to count, one paragraph per line")->check(CLI::ExistingFile);
-  app.add_option("--replay", replay, "stream the text this many times")->check(CLI::Range(1, 1000000));
+  app.add_option("--replay", replay, "stream the text this many times")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--parallelism", parallelism, "replicas of the splitter and counter farms")
       ->check(CLI::Range(1, 256));
   app.add_option("--top", top, "how many of the most frequent words to print");
@@ -86,11 +75,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(file);
-    for (std::string l; std::getline(in, l);) lines.push_back(std::move(l));
-  }
+  const std::vector<std::string> lines = wordcount::read_lines(file);
   std::cerr << "spate word count: " << file << ", " << lines.size() << " lines x " << replay
             << " replays; " << parallelism << " splitters, " << parallelism << " counters, "
             << scheduler.effective_threads() << " worker threads\n";
@@ -98,19 +83,19 @@ int main(int argc, char** argv) {
   std::vector<spate::cache_padded<std::atomic<std::uint64_t>>> progress(parallelism);
   word_counts total;
   const std::size_t line_count = lines.size() * std::size_t(replay);
-  flow::graph job(flow::pipeline(
-      flow::generate<std::string>(line_count,
-                                  [&](std::size_t i) { return lines[i % lines.size()]; })
-          .named("reader"),
-      flow::farm(flow::flat_map<std::string>([](std::string& line, auto emit) {
-                   for_each_word(line, [&](const std::string& w) { emit(w); });
-                 }).named("splitter"),
-                 parallelism),
-      flow::farm(flow::make_stage<counter>(&progress).named("counter"), parallelism,
-                 flow::by_key{[](const std::string& w) { return w; }}),
-      flow::sink([&](word_counts& partial) {
-        for (auto& [w, n] : partial) total[w] += n;
-      }).named("merger")));
+  flow::graph job(
+      flow::pipeline(flow::generate<std::string>(
+                         line_count, [&](std::size_t i) { return lines[i % lines.size()]; })
+                         .named("reader"),
+                     flow::farm(flow::flat_map<std::string>([](std::string& line, auto emit) {
+                                  for_each_word(line, [&](const std::string& w) { emit(w); });
+                                }).named("splitter"),
+                                parallelism),
+                     flow::farm(flow::make_stage<counter>(&progress).named("counter"), parallelism,
+                                flow::by_key{[](const std::string& w) { return w; }}),
+                     flow::sink([&](word_counts& partial) {
+                       for (auto& [w, n] : partial) total[w] += n;
+                     }).named("merger")));
 
   spate::worker_pool pool(scheduler);
   const auto start = std::chrono::steady_clock::now();
@@ -147,26 +132,12 @@ int main(int argc, char** argv) {
             << std::setprecision(3) << elapsed << " s: " << std::setprecision(2)
             << words / elapsed / 1e6 << " M words/s, " << line_count / elapsed / 1e6
             << " M lines/s\n";
-  std::vector<std::pair<std::string, std::uint64_t>> ranked(total.begin(), total.end());
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  std::cout << "top " << std::min(top, ranked.size()) << " words:\n";
-  for (std::size_t i = 0; i < std::min(top, ranked.size()); ++i) {
-    std::cout << "  " << std::setw(10) << ranked[i].second << "  " << ranked[i].first << '\n';
-  }
+  wordcount::print_top(total, top);
   std::cout << "per node (items in / out):\n";
   for (const auto& n : job.nodes()) {
     std::cout << "  " << std::left << std::setw(20) << n.name << std::right << std::setw(12)
               << n.items_in << std::setw(12) << n.items_out << '\n';
   }
 
-  word_counts expected;
-  for (const auto& l : lines) for_each_word(l, [&](const std::string& w) { expected[w] += replay; });
-  if (expected != total) {
-    std::cout << "check: MISMATCH against a sequential count of the same text\n";
-    return 1;
-  }
-  std::cout << "check: identical to a sequential count of the same text\n";
-  return 0;
+  return wordcount::check_against_sequential(lines, replay, total);
 }

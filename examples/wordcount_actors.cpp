@@ -18,25 +18,12 @@
 #include <vector>
 
 #include "spate/actor.hpp"
+#include "wordcount_common.hpp"
 
 namespace {
 
-using word_counts = std::unordered_map<std::string, std::uint64_t>;
-
-// Words are runs of ASCII letters, lower-cased; everything else separates them.
-template <class F>
-void for_each_word(const std::string& line, F&& f) {
-  std::string word;
-  for (char c : line) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      word += static_cast<char>(c | 0x20);
-    } else if (!word.empty()) {
-      f(word);
-      word.clear();
-    }
-  }
-  if (!word.empty()) f(word);
-}
+using wordcount::for_each_word;
+using wordcount::word_counts;
 
 struct word {
   std::string text;
@@ -98,11 +85,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(file);
-    for (std::string l; std::getline(in, l);) lines.push_back(std::move(l));
-  }
+  const std::vector<std::string> lines = wordcount::read_lines(file);
   std::cerr << "spate word count: " << file << " (" << lines.size() << " lines) x " << replay
             << ", " << splitters << " splitters, " << counters << " counters, "
             << config.scheduler.effective_threads() << " worker threads\n";
@@ -110,7 +93,8 @@ int main(int argc, char** argv) {
   spate::actor_system system(config);
   std::atomic<std::uint64_t> counted{0};
   std::vector<spate::actor_ref<counter>> counter_actors;
-  for (std::size_t i = 0; i < counters; ++i) counter_actors.push_back(system.spawn<counter>(&counted));
+  for (std::size_t i = 0; i < counters; ++i)
+    counter_actors.push_back(system.spawn<counter>(&counted));
   std::vector<spate::actor_ref<splitter>> splitter_actors;
   for (std::size_t i = 0; i < splitters; ++i) {
     splitter_actors.push_back(system.spawn<splitter>(counter_actors));
@@ -155,21 +139,7 @@ int main(int argc, char** argv) {
   std::cout << "counted " << words << " words (" << total.size() << " distinct) in " << std::fixed
             << std::setprecision(3) << seconds << " s: " << std::setprecision(2)
             << words / seconds / 1e6 << " M words/s\n";
-  std::vector<std::pair<std::string, std::uint64_t>> ranked(total.begin(), total.end());
-  std::sort(ranked.begin(), ranked.end(),
-            [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-  std::cout << "top " << std::min(top, ranked.size()) << " words:\n";
-  for (std::size_t i = 0; i < std::min(top, ranked.size()); ++i) {
-    std::cout << "  " << std::setw(10) << ranked[i].second << "  " << ranked[i].first << '\n';
-  }
+  wordcount::print_top(total, top);
 
-  // Check against a sequential count of the same text.
-  word_counts expected;
-  for (const auto& l : lines) for_each_word(l, [&](const std::string& w) { expected[w] += replay; });
-  if (expected != total) {
-    std::cout << "check: MISMATCH against the sequential count\n";
-    return 1;
-  }
-  std::cout << "check: identical to a sequential count of the same text\n";
-  return 0;
+  return wordcount::check_against_sequential(lines, replay, total);
 }

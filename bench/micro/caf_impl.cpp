@@ -146,13 +146,7 @@ json latency_chain(const bench_params& p) {
   }
   json m;
   timed_run(m, [&] {
-    const auto total = std::int64_t(rate * seconds);
-    const double period_ns = 1e9 / rate;
-    const auto start = now_ns();
-    for (std::int64_t i = 0; i < total; ++i) {
-      wait_until_ns(start + std::int64_t(double(i) * period_ns));
-      caf::anon_send(head, stamp{now_ns()});
-    }
+    paced_sends(rate, seconds, [&](std::int64_t sent) { caf::anon_send(head, stamp{sent}); });
     caf::anon_send(head, stamp{-1});
     finished.get_future().wait();
   });
@@ -168,7 +162,8 @@ json latency_chain(const bench_params& p) {
 struct router_state {
   std::size_t next = 0;
 };
-caf::behavior farm_router(caf::stateful_actor<router_state>* self, std::vector<caf::actor> workers) {
+caf::behavior farm_router(caf::stateful_actor<router_state>* self,
+                          std::vector<caf::actor> workers) {
   return {[=](const tuple24& t) {
     auto& next = self->state.next;
     self->send(workers[next], t);
@@ -189,7 +184,8 @@ json farm_chain(const bench_params& p) {
   all.push_back(next);
   for (int farm = 0; farm < 3; ++farm) {
     std::vector<caf::actor> workers;
-    for (std::size_t i = 0; i < replicas; ++i) workers.push_back(system.spawn(forwarder<tuple24>, next));
+    for (std::size_t i = 0; i < replicas; ++i)
+      workers.push_back(system.spawn(forwarder<tuple24>, next));
     all.insert(all.end(), workers.begin(), workers.end());
     next = system.spawn(farm_router, workers);
     all.push_back(next);

@@ -141,13 +141,7 @@ json latency_chain(const bench_params& p) {
   json m;
   timed_run(m, [&] {
     // The generator is a plain thread (the paper's blocking "rate generator" actor).
-    const auto total = std::int64_t(rate * seconds);
-    const double period_ns = 1e9 / rate;
-    const auto start = now_ns();
-    for (std::int64_t i = 0; i < total; ++i) {
-      wait_until_ns(start + std::int64_t(double(i) * period_ns));
-      spate::send(head, stamp{now_ns()});
-    }
+    paced_sends(rate, seconds, [&](std::int64_t sent) { spate::send(head, stamp{sent}); });
     spate::send(head, stamp{-1});
     finished.get_future().wait();
   });

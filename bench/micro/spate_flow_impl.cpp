@@ -16,7 +16,9 @@ namespace {
 
 namespace flow = spate::flow;
 
-spate::scheduler_config flow_scheduler(const bench_params& p) { return spate_config(p).scheduler; }
+spate::scheduler_config flow_scheduler(const bench_params& p) {
+  return spate_config(p).scheduler;
+}
 
 template <class T>
 auto forwarder() {
@@ -27,9 +29,12 @@ json pipeline3(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   spate::worker_pool pool(flow_scheduler(p));
   std::uint64_t checksum = 0;
-  flow::graph g(flow::pipeline(
-      flow::generate<tuple24>(n, [](std::size_t i) { return tuple24{i, i * 3, i}; }),
-      forwarder<tuple24>(), flow::sink([&](tuple24& t) { checksum += t.value; })));
+  flow::graph g(flow::pipeline(flow::generate<tuple24>(n,
+                                                       [](std::size_t i) {
+                                                         return tuple24{i, i * 3, i};
+                                                       }),
+                               forwarder<tuple24>(),
+                               flow::sink([&](tuple24& t) { checksum += t.value; })));
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("pipeline3: wrong checksum");
@@ -72,21 +77,17 @@ json latency_chain(const bench_params& p) {
   auto channel = std::make_shared<flow::detail::feed_channel<stamp>>();
   std::vector<std::int64_t> samples;
   samples.reserve(std::size_t(rate * seconds) + 16);
-  flow::graph g(forwarding_chain(
-      flow::make_stage<flow::detail::feed_source<stamp>>(channel),
-      flow::sink([&](stamp& s) { samples.push_back(now_ns() - s.sent_ns); }),
-      std::make_index_sequence<11>{}));
+  flow::graph g(
+      forwarding_chain(flow::make_stage<flow::detail::feed_source<stamp>>(channel),
+                       flow::sink([&](stamp& s) { samples.push_back(now_ns() - s.sent_ns); }),
+                       std::make_index_sequence<11>{}));
   json m;
   timed_run(m, [&] {
     g.start(pool);
-    const auto total = std::int64_t(rate * seconds);
-    const double period_ns = 1e9 / rate;
-    const auto start = now_ns();
-    for (std::int64_t i = 0; i < total; ++i) {
-      wait_until_ns(start + std::int64_t(double(i) * period_ns));
-      channel->items.push(stamp{now_ns()});
+    paced_sends(rate, seconds, [&](std::int64_t sent) {
+      channel->items.push(stamp{sent});
       channel->wake();
-    }
+    });
     channel->closed.store(true, std::memory_order_release);
     channel->wake();
     g.wait();
@@ -105,13 +106,15 @@ json farm_chain(const bench_params& p) {
   flow::graph_options options;
   options.fuse_farms = p.flag("fused");
   std::uint64_t checksum = 0;
-  flow::graph g(
-      flow::pipeline(flow::generate<tuple24>(n, [](std::size_t i) { return tuple24{i, i * 3, i}; }),
-                     flow::farm(forwarder<tuple24>(), replicas),
-                     flow::farm(forwarder<tuple24>(), replicas),
-                     flow::farm(forwarder<tuple24>(), replicas),
-                     flow::sink([&](tuple24& t) { checksum += t.value; })),
-      options);
+  flow::graph g(flow::pipeline(flow::generate<tuple24>(n,
+                                                       [](std::size_t i) {
+                                                         return tuple24{i, i * 3, i};
+                                                       }),
+                               flow::farm(forwarder<tuple24>(), replicas),
+                               flow::farm(forwarder<tuple24>(), replicas),
+                               flow::farm(forwarder<tuple24>(), replicas),
+                               flow::sink([&](tuple24& t) { checksum += t.value; })),
+                options);
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("farm_chain: wrong checksum");
@@ -129,12 +132,13 @@ json nodes_vs_cores_with(const bench_params& p) {
   std::vector<std::int64_t> samples;
   samples.reserve(n / 16 + 1);
   std::uint64_t received = 0;
-  flow::graph g(forwarding_chain(
-      flow::generate<stamp>(n, [](std::size_t) { return stamp{now_ns()}; }),
-      flow::sink([&](stamp& s) {
-        if ((received++ & 15) == 0) samples.push_back(now_ns() - s.sent_ns);  // every 16th
-      }),
-      std::make_index_sequence<Nodes - 2>{}));
+  flow::graph g(
+      forwarding_chain(flow::generate<stamp>(n, [](std::size_t) { return stamp{now_ns()}; }),
+                       flow::sink([&](stamp& s) {
+                         if ((received++ & 15) == 0)
+                           samples.push_back(now_ns() - s.sent_ns);  // every 16th
+                       }),
+                       std::make_index_sequence<Nodes - 2>{}));
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (received != n) throw std::runtime_error("nodes_vs_cores: lost items");
@@ -145,11 +149,16 @@ json nodes_vs_cores_with(const bench_params& p) {
 
 json nodes_vs_cores(const bench_params& p) {
   switch (p.integer("nodes")) {
-    case 8: return nodes_vs_cores_with<8>(p);
-    case 16: return nodes_vs_cores_with<16>(p);
-    case 32: return nodes_vs_cores_with<32>(p);
-    case 64: return nodes_vs_cores_with<64>(p);
-    default: throw usage_error("nodes_vs_cores: --nodes must be 8, 16, 32 or 64");
+    case 8:
+      return nodes_vs_cores_with<8>(p);
+    case 16:
+      return nodes_vs_cores_with<16>(p);
+    case 32:
+      return nodes_vs_cores_with<32>(p);
+    case 64:
+      return nodes_vs_cores_with<64>(p);
+    default:
+      throw usage_error("nodes_vs_cores: --nodes must be 8, 16, 32 or 64");
   }
 }
 

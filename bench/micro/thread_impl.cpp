@@ -99,13 +99,7 @@ json latency_chain(const bench_params& p) {
         samples.push_back(now_ns() - v.sent_ns);
       }
     });
-    const auto total = std::int64_t(rate * seconds);
-    const double period_ns = 1e9 / rate;
-    const auto start = now_ns();
-    for (std::int64_t i = 0; i < total; ++i) {
-      wait_until_ns(start + std::int64_t(double(i) * period_ns));
-      push_blocking(*rings[0], stamp{now_ns()});
-    }
+    paced_sends(rate, seconds, [&](std::int64_t sent) { push_blocking(*rings[0], stamp{sent}); });
     push_blocking(*rings[0], stamp{-1});
     for (auto& t : threads) t.join();
   });

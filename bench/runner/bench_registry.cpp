@@ -72,7 +72,8 @@ void define_benchmarks(bench_registry& r) {
            {{"n", "5000000"}, {"replicas", "4"}, {"fused", "true"}});
   r.define("nodes_vs_cores", "a pipeline of many forwarding nodes on the worker pool",
            {{"n", "2000000"}, {"nodes", "64"}});
-  r.define("pingpong", "Savina: two actors, n round trips", {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}});
+  r.define("pingpong", "Savina: two actors, n round trips",
+           {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}});
   r.define("threadring", "Savina: a token passed n times around a ring",
            {{"actors", "100"}, {"n", "100000"}, {"iterations", "12"}, {"warmup", "2"}});
   r.define("counting", "Savina: n increments then a query",

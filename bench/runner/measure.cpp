@@ -125,3 +125,17 @@ void wait_until_ns(std::int64_t deadline_ns) {
 }
 
 }  // namespace spate_bench
+
+namespace spate_bench {
+
+void paced_sends(double rate, double seconds, const std::function<void(std::int64_t)>& send) {
+  const auto total = std::int64_t(rate * seconds);
+  const double period_ns = 1e9 / rate;
+  const auto start = now_ns();
+  for (std::int64_t i = 0; i < total; ++i) {
+    wait_until_ns(start + std::int64_t(double(i) * period_ns));
+    send(now_ns());
+  }
+}
+
+}  // namespace spate_bench

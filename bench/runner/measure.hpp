@@ -14,8 +14,7 @@ namespace spate_bench {
 using clock_type = std::chrono::steady_clock;
 
 inline std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             clock_type::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch())
       .count();
 }
 
@@ -34,10 +33,12 @@ void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples_ns);
 
 // Savina protocol: `iteration()` returns one iteration's measured wall seconds (set-up and
 // tear-down excluded); runs `warmup` + `iterations` and reports the median as iter_s.
-json savina_iterations(const bench_params& params,
-                       const std::function<double()>& iteration);
+json savina_iterations(const bench_params& params, const std::function<double()>& iteration);
 
 // Sleeps (then spins the last stretch) until `deadline_ns` on the steady clock.
 void wait_until_ns(std::int64_t deadline_ns);
+
+// latency_chain's generator: calls send(now_ns()) `rate` times a second for `seconds`.
+void paced_sends(double rate, double seconds, const std::function<void(std::int64_t)>& send);
 
 }  // namespace spate_bench

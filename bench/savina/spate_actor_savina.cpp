@@ -233,11 +233,13 @@ struct big_peers {
 struct big_go {};
 // Every worker gets the peer list before any worker starts: the main thread sends all
 // big_peers messages before the first big_go, and mailboxes are FIFO per sender.
-struct big_worker
-    : spate::typed_actor<big_worker, big_peers, big_go, big_ping, big_pong, stop> {
+struct big_worker : spate::typed_actor<big_worker, big_peers, big_go, big_ping, big_pong, stop> {
   big_worker(std::int32_t index, std::int64_t n, std::atomic<std::int64_t>* remaining,
              std::promise<void>* done)
-      : index(index), n(n), rng(std::uint32_t(index) * 7919u + 1), remaining(remaining),
+      : index(index),
+        n(n),
+        rng(std::uint32_t(index) * 7919u + 1),
+        remaining(remaining),
         done(done) {}
   void on(big_peers& s) { peers = s.peers; }
   void on(big_go&) { send_ping(); }

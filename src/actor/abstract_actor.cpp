@@ -22,17 +22,16 @@ void abstract_actor::enqueue_control(control_message* m) {
 }
 
 void abstract_actor::kill(exit_reason reason) {
-  enqueue_control(make_control([reason = std::move(reason)](abstract_actor& self) {
-    self.quit(reason);
-  }));
+  enqueue_control(
+      make_control([reason = std::move(reason)](abstract_actor& self) { self.quit(reason); }));
 }
 
 void abstract_actor::reject_after_termination(const std::shared_ptr<response_sink>& reply,
                                               const char*) {
   system_->count_dead_letter();
   if (reply) {
-    reply->fail(request_error(request_error_code::dead_actor,
-                              "actor '" + name_ + "' has terminated"));
+    reply->fail(
+        request_error(request_error_code::dead_actor, "actor '" + name_ + "' has terminated"));
   }
 }
 
@@ -117,9 +116,9 @@ void abstract_actor::report_unexpected(const std::string& type_name,
   system_->report_error("spate: actor '" + name_ + "' (#" + std::to_string(id_) +
                         ") received an unexpected message of type " + type_name);
   if (reply) {
-    reply->fail(request_error(request_error_code::unexpected_message,
-                              "actor '" + name_ + "' cannot handle a message of type " +
-                                  type_name));
+    reply->fail(
+        request_error(request_error_code::unexpected_message,
+                      "actor '" + name_ + "' cannot handle a message of type " + type_name));
   }
 }
 
@@ -131,11 +130,11 @@ void abstract_actor::link_to(const actor& other) {
   abstract_actor* second = std::max(this, peer);
   std::scoped_lock lock(first->attachments_mutex_, second->attachments_mutex_);
   if (peer->attachments_closed_) {
-    enqueue_control(make_control([source = other, reason = peer->final_reason_](
-                                     abstract_actor& self) mutable {
-      exit_msg m{std::move(source), std::move(reason)};
-      self.handle_exit(m);
-    }));
+    enqueue_control(
+        make_control([source = other, reason = peer->final_reason_](abstract_actor& self) mutable {
+          exit_msg m{std::move(source), std::move(reason)};
+          self.handle_exit(m);
+        }));
     return;
   }
   if (std::find(links_.begin(), links_.end(), other) != links_.end()) return;
@@ -158,11 +157,11 @@ void abstract_actor::monitor(const actor& other) {
   abstract_actor* peer = other.get();
   std::lock_guard lock(peer->attachments_mutex_);
   if (peer->attachments_closed_) {
-    enqueue_control(make_control([source = other, reason = peer->final_reason_](
-                                     abstract_actor& self) mutable {
-      down_msg m{std::move(source), std::move(reason)};
-      self.handle_down(m);
-    }));
+    enqueue_control(
+        make_control([source = other, reason = peer->final_reason_](abstract_actor& self) mutable {
+          down_msg m{std::move(source), std::move(reason)};
+          self.handle_down(m);
+        }));
     return;
   }
   peer->monitors_.push_back(self());

@@ -8,7 +8,9 @@ namespace spate {
 actor_system::actor_system(actor_system_config config)
     : config_(std::move(config)), pool_(config_.scheduler) {}
 
-actor_system::~actor_system() { shutdown(); }
+actor_system::~actor_system() {
+  shutdown();
+}
 
 void actor_system::report_error(const std::string& text) {
   if (config_.error_reporter) {
@@ -73,9 +75,9 @@ actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, st
       reason = e.reason();
     } catch (const std::exception& e) {
       reason = {exit_code::unhandled_exception, demangle(typeid(e).name()) + ": " + e.what()};
-      self.get()->system().report_error("spate: blocking actor '" + self.name() +
-                                        "' terminated by an unhandled exception: " +
-                                        reason.message);
+      self.get()->system().report_error(
+          "spate: blocking actor '" + self.name() +
+          "' terminated by an unhandled exception: " + reason.message);
     }
     self.get()->finish(std::move(reason));
   });

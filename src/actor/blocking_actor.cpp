@@ -52,16 +52,7 @@ void blocking_actor::run_handler(const behavior& b, dynamic_envelope& envelope) 
 }
 
 std::size_t blocking_actor::drop_mailbox() {
-  std::size_t dropped = 0;
-  while (dynamic_envelope* e = mailbox_.front()) {
-    if (e->reply) {
-      e->reply->fail(request_error(request_error_code::dead_actor,
-                                   "actor '" + name() + "' terminated before replying"));
-    }
-    mailbox_.pop();
-    ++dropped;
-  }
-  return dropped;
+  return fail_and_drop_all(mailbox_);
 }
 
 }  // namespace spate

@@ -46,18 +46,7 @@ std::size_t event_based_actor::process_mailbox(std::size_t budget) {
 }
 
 std::size_t event_based_actor::drop_mailbox() {
-  std::size_t dropped = 0;
-  for (auto* queue : {&high_, &normal_}) {
-    while (dynamic_envelope* e = queue->front()) {
-      if (e->reply) {
-        e->reply->fail(request_error(request_error_code::dead_actor,
-                                     "actor '" + name() + "' terminated before replying"));
-      }
-      queue->pop();
-      ++dropped;
-    }
-  }
-  return dropped;
+  return fail_and_drop_all(high_) + fail_and_drop_all(normal_);
 }
 
 }  // namespace spate

@@ -50,19 +50,19 @@ void response_sink::set_continuation(actor requester, value_handler on_value,
 
 void response_sink::post_continuation_locked() {
   abstract_actor* target = requester_.get();
-  target->enqueue_control(make_control(
-      [value = std::move(value_), error = std::move(error_), on_value = std::move(on_value_),
-       on_error = std::move(on_error_)](abstract_actor&) mutable {
-        if (error) {
-          on_error(request_error(error->code, error->text));
-          return;
-        }
-        try {
-          on_value(*value);
-        } catch (const request_error& e) {  // response of the wrong type
-          on_error(e);
-        }
-      }));
+  target->enqueue_control(make_control([value = std::move(value_), error = std::move(error_),
+                                        on_value = std::move(on_value_),
+                                        on_error = std::move(on_error_)](abstract_actor&) mutable {
+    if (error) {
+      on_error(request_error(error->code, error->text));
+      return;
+    }
+    try {
+      on_value(*value);
+    } catch (const request_error& e) {  // response of the wrong type
+      on_error(e);
+    }
+  }));
   requester_.reset();
 }
 

@@ -17,7 +17,9 @@ node_stats& graph_state::add_stats(std::string name, std::string kind) {
   return *stats_.back();
 }
 
-void graph_state::add_task(std::unique_ptr<node_task_base> t) { tasks_.push_back(std::move(t)); }
+void graph_state::add_task(std::unique_ptr<node_task_base> t) {
+  tasks_.push_back(std::move(t));
+}
 
 void graph_state::start(const std::shared_ptr<graph_state>& self) {
   live_.store(tasks_.size(), std::memory_order_release);
@@ -72,7 +74,8 @@ void graph_state::wait_and_rethrow() {
   // A graph that makes no progress for a long time is reported (state of every task), so
   // that a stuck job can be diagnosed; waiting goes on.
   int quiet_periods = 0;
-  while (!done_.wait_for(lock, std::chrono::seconds(diagnostic_period_s), [&] { return finished_; })) {
+  while (
+      !done_.wait_for(lock, std::chrono::seconds(diagnostic_period_s), [&] { return finished_; })) {
     if (++quiet_periods > 1) continue;
     std::fprintf(stderr, "spate::flow: graph still running after %d s; tasks:\n",
                  diagnostic_period_s);

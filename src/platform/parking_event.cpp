@@ -14,8 +14,8 @@ namespace {
 // enough because an event never crosses a process boundary.
 void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
                 const timespec* timeout) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected,
-          timeout, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, timeout,
+          nullptr, 0);
 }
 
 void futex_wake_one(std::atomic<std::uint32_t>* word) noexcept {

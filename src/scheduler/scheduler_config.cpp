@@ -28,13 +28,15 @@ std::uint64_t parse_unsigned(std::string_view key, std::string_view value, std::
 bool parse_bool(std::string_view key, std::string_view value) {
   if (value == "true" || value == "1" || value == "yes" || value == "on") return true;
   if (value == "false" || value == "0" || value == "no" || value == "off") return false;
-  throw config_error("spate: invalid value '" + std::string(value) + "' for '" +
-                     std::string(key) + "': expected true or false");
+  throw config_error("spate: invalid value '" + std::string(value) + "' for '" + std::string(key) +
+                     "': expected true or false");
 }
 
 }  // namespace
 
-scheduler_config scheduler_config::default_preset() { return scheduler_config{}; }
+scheduler_config scheduler_config::default_preset() {
+  return scheduler_config{};
+}
 
 scheduler_config scheduler_config::spin() {
   scheduler_config c;
@@ -82,9 +84,9 @@ void scheduler_config::set(std::string_view key, std::string_view value) {
 
 void scheduler_config::apply_environment() {
   // SPATE_PARK_TIMEOUT_US -> park-timeout-us
-  for (std::string_view key : {"threads", "polling", "park-timeout-us", "task-budget",
-                               "pin-threads", "aggressive-attempts", "moderate-attempts",
-                               "moderate-sleep-us"}) {
+  for (std::string_view key :
+       {"threads", "polling", "park-timeout-us", "task-budget", "pin-threads",
+        "aggressive-attempts", "moderate-attempts", "moderate-sleep-us"}) {
     std::string variable = "SPATE_";
     for (char c : key) variable += c == '-' ? '_' : static_cast<char>(std::toupper(c));
     if (const char* value = std::getenv(variable.c_str())) set(key, value);

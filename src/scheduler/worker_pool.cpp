@@ -78,7 +78,9 @@ worker_pool::worker_pool(scheduler_config config) : config_(std::move(config)) {
   }
 }
 
-worker_pool::~worker_pool() { stop(); }
+worker_pool::~worker_pool() {
+  stop();
+}
 
 void worker_pool::stop() {
   if (stopping_.exchange(true)) {
@@ -93,7 +95,9 @@ void worker_pool::stop() {
   }
 }
 
-bool worker_pool::is_worker_thread() const noexcept { return current_pool == this; }
+bool worker_pool::is_worker_thread() const noexcept {
+  return current_pool == this;
+}
 
 std::vector<worker_stats> worker_pool::stats() const {
   std::vector<worker_stats> result;
@@ -152,8 +156,8 @@ void worker_pool::schedule_external(task* t) {
     }
   }
   if (target == nullptr) {
-    target = workers_[next_external_.fetch_add(1, std::memory_order_relaxed) % workers_.size()]
-                 .get();
+    target =
+        workers_[next_external_.fetch_add(1, std::memory_order_relaxed) % workers_.size()].get();
   }
   target->inbox.push(t);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in park()
@@ -297,8 +301,7 @@ task* worker_pool::find_work(worker& w) {
       }
     }
   }
-  w.idle_ns.fetch_add(static_cast<std::uint64_t>(now_ns() - idle_start),
-                      std::memory_order_relaxed);
+  w.idle_ns.fetch_add(static_cast<std::uint64_t>(now_ns() - idle_start), std::memory_order_relaxed);
   return t;
 }
 

@@ -12,9 +12,7 @@ TEST(event_based_actor, become_switches_behavior) {
   auto a = system.spawn([](spate::event_based_actor& self) {
     return spate::behavior{
         [](int x) { return x + 1; },
-        [&self](const std::string&) {
-          self.become(spate::behavior{[](int x) { return x * 10; }});
-        },
+        [&self](const std::string&) { self.become(spate::behavior{[](int x) { return x * 10; }}); },
     };
   });
   EXPECT_EQ(spate::request<int>(a, 4, 10s).get(), 5);
@@ -31,9 +29,7 @@ TEST(event_based_actor, unexpected_message_is_reported_with_its_type_and_fails_r
     reports.push_back(text);
   };
   spate::actor_system system(config);
-  auto a = system.spawn([](spate::event_based_actor&) {
-    return spate::behavior{[](int) {}};
-  });
+  auto a = system.spawn([](spate::event_based_actor&) { return spate::behavior{[](int) {}}; });
   try {
     spate::request<int>(a, 2.5, 10s).get();
     FAIL() << "expected request_error";
@@ -50,7 +46,8 @@ TEST(event_based_actor, unexpected_message_is_reported_with_its_type_and_fails_r
 TEST(event_based_actor, class_based_with_state) {
   struct accumulator : spate::event_based_actor {
     spate::behavior make_behavior() override {
-      return spate::behavior{[this](int x) { sum += x; }, [this](const std::string&) { return sum; }};
+      return spate::behavior{[this](int x) { sum += x; },
+                             [this](const std::string&) { return sum; }};
     }
     long sum = 0;
   };

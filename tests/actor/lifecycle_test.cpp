@@ -63,7 +63,8 @@ TEST(lifecycle, exception_terminates_the_actor_and_is_reported) {
     reports.push_back(s);
   };
   spate::actor_system system(config);
-  auto f = system.spawn_with<fragile>(spate::spawn_options{.name = "thermometer", .detached = false, .pin_to_cpu = {}});
+  auto f = system.spawn_with<fragile>(
+      spate::spawn_options{.name = "thermometer", .detached = false, .pin_to_cpu = {}});
   spate::send(f, fail_now{});
   ASSERT_TRUE(eventually([&] { return f.is_terminated(); }));
   std::lock_guard lock(m);

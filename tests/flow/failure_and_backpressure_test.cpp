@@ -35,8 +35,8 @@ TEST(failure, exception_in_on_start_or_on_stop_is_reported_too) {
     void on_stop() { throw std::logic_error("flush failed"); }
   };
   spate::worker_pool pool(workers(2));
-  flow::graph g(flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
-                               bad_stop{}));
+  flow::graph g(
+      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }), bad_stop{}));
   EXPECT_THROW(g.run(pool), flow::node_error);
 }
 
@@ -53,8 +53,7 @@ TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
                                                      produced.fetch_add(1);
                                                      return std::uint64_t(i);
                                                    }),
-                     flow::map([](std::uint64_t& x) { return x; }),
-                     flow::sink([&](std::uint64_t&) {
+                     flow::map([](std::uint64_t& x) { return x; }), flow::sink([&](std::uint64_t&) {
                        ++consumed;
                        max_in_flight = std::max(max_in_flight, produced.load() - consumed);
                        std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -89,8 +88,7 @@ TEST(backpressure, send_next_if_reports_a_full_queue_and_keeps_the_item) {
   spate::worker_pool pool(workers(2));
   std::atomic<int> refusals{0};
   std::vector<int> out;
-  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(&refusals),
-                               flow::sink([&](int& x) {
+  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(&refusals), flow::sink([&](int& x) {
                                  out.push_back(x);
                                  std::this_thread::sleep_for(std::chrono::microseconds(20));
                                })));

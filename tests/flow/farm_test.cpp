@@ -125,8 +125,9 @@ TEST(farm, least_loaded_random_and_custom_policies_deliver_everything) {
 TEST(farm, ordered_farm_restores_input_order_with_uneven_workers) {
   struct jittery : flow::node<int, int> {
     void consume(int& x) {
-      if (std::size_t(x % 97) == replica_index()) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      if (x % 5 != 0) send_next(x * 2);  // some inputs produce nothing
+      if (std::size_t(x % 97) == replica_index())
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (x % 5 != 0) send_next(x * 2);      // some inputs produce nothing
       if (x % 7 == 0) send_next(x * 2 + 1);  // some produce two
     }
   };
@@ -167,11 +168,11 @@ TEST(farm, fusion_removes_the_routers_between_consecutive_farms) {
     options.fuse_farms = fuse;
     auto forward = flow::map([](std::uint64_t& x) { return x; });
     std::uint64_t count = 0;
-    flow::graph g(flow::pipeline(flow::generate<std::uint64_t>(n, [](std::size_t i) { return i; }),
-                                 flow::farm(forward, 4), flow::farm(forward, 4),
-                                 flow::farm(forward, 4),
-                                 flow::sink([&](std::uint64_t&) { ++count; })),
-                  options);
+    flow::graph g(
+        flow::pipeline(flow::generate<std::uint64_t>(n, [](std::size_t i) { return i; }),
+                       flow::farm(forward, 4), flow::farm(forward, 4), flow::farm(forward, 4),
+                       flow::sink([&](std::uint64_t&) { ++count; })),
+        options);
     g.run(pool);
     EXPECT_EQ(count, n);
     std::uint64_t received = 0;

@@ -10,10 +10,11 @@ TEST(graph_actor, actors_feed_a_graph_and_receive_its_output) {
   config.scheduler.threads = 2;
   spate::actor_system system(config);
   spate::scoped_actor self(system);
-  auto squares = flow::spawn_graph(
-      system, flow::pipeline(flow::farm(flow::map([](int& x) { return long(x) * x; }), 3),
-                             flow::filter([](const long& x) { return x % 2 == 0; })),
-      spate::actor(self));
+  auto squares =
+      flow::spawn_graph(system,
+                        flow::pipeline(flow::farm(flow::map([](int& x) { return long(x) * x; }), 3),
+                                       flow::filter([](const long& x) { return x % 2 == 0; })),
+                        spate::actor(self));
   // Two independent senders (an actor and this thread) feed it.
   auto feeder = system.spawn([squares](spate::event_based_actor& me) {
     return spate::behavior{[squares, &me](int n) {
@@ -32,7 +33,11 @@ TEST(graph_actor, actors_feed_a_graph_and_receive_its_output) {
   bool ended = false;
   while (!ended) {
     ASSERT_TRUE(self->receive_for(
-        std::chrono::seconds(30), [&](long v) { sum += v; ++count; },
+        std::chrono::seconds(30),
+        [&](long v) {
+          sum += v;
+          ++count;
+        },
         [&](flow::end_of_stream&) { ended = true; }));
   }
   long expected = 0;

@@ -28,11 +28,12 @@ TEST(parallel, map_reduce_matches_sequential) {
 
 TEST(parallel, exception_in_a_chunk_is_rethrown) {
   spate::worker_pool pool(workers(2));
-  EXPECT_THROW(flow::parallel_for(pool, 1000,
-                                  [](std::size_t b, std::size_t) {
-                                    if (b >= 500) throw std::runtime_error("chunk failed");
-                                  },
-                                  10),
+  EXPECT_THROW(flow::parallel_for(
+                   pool, 1000,
+                   [](std::size_t b, std::size_t) {
+                     if (b >= 500) throw std::runtime_error("chunk failed");
+                   },
+                   10),
                std::runtime_error);
 }
 
@@ -66,12 +67,13 @@ TEST(parallel, usable_inside_a_node_on_a_single_worker_pool) {
   spate::worker_pool pool(workers(1));
   std::vector<long> sums;
   auto summing = flow::map([&pool](std::vector<int>& v) {
-    return flow::map_reduce(pool, v, 0L, [](int x) { return long(x); },
-                            [](long a, long b) { return a + b; });
+    return flow::map_reduce(
+        pool, v, 0L, [](int x) { return long(x); }, [](long a, long b) { return a + b; });
   });
-  flow::graph g(flow::pipeline(
-      flow::generate<std::vector<int>>(20, [](std::size_t i) { return std::vector<int>(1000, int(i)); }),
-      summing, flow::sink([&](long& s) { sums.push_back(s); })));
+  flow::graph g(
+      flow::pipeline(flow::generate<std::vector<int>>(
+                         20, [](std::size_t i) { return std::vector<int>(1000, int(i)); }),
+                     summing, flow::sink([&](long& s) { sums.push_back(s); })));
   g.run(pool);
   ASSERT_EQ(sums.size(), 20u);
   for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(sums[i], long(i) * 1000);

@@ -66,12 +66,12 @@ TEST(pipeline, end_of_stream_runs_on_stop_once_per_node_after_draining) {
   std::atomic<int> stops{0};
   std::atomic<std::uint64_t> seen_at_stop{0};
   std::uint64_t received = 0;
-  flow::graph g(flow::pipeline(
-      counting_source(n), flow::make_stage<lifecycle_probe>(&stops, &seen_at_stop),
-      flow::farm(flow::make_stage<lifecycle_probe>(&stops, &seen_at_stop), 3),
-      flow::sink([&](std::uint64_t&) { ++received; })));
+  flow::graph g(
+      flow::pipeline(counting_source(n), flow::make_stage<lifecycle_probe>(&stops, &seen_at_stop),
+                     flow::farm(flow::make_stage<lifecycle_probe>(&stops, &seen_at_stop), 3),
+                     flow::sink([&](std::uint64_t&) { ++received; })));
   g.run(pool);
-  EXPECT_EQ(received, n);         // run() returned after the sink finished
+  EXPECT_EQ(received, n);          // run() returned after the sink finished
   EXPECT_EQ(stops.load(), 1 + 3);  // once per node replica
   EXPECT_EQ(seen_at_stop.load(), 2 * n);
 }
@@ -83,14 +83,14 @@ TEST(pipeline, many_more_nodes_than_workers_and_tiny_channels_do_not_deadlock) {
   constexpr std::uint64_t n = 20'000;
   auto forward = flow::map([](std::uint64_t& x) { return x + 1; });
   std::uint64_t sum = 0, count = 0;
-  flow::graph g(flow::pipeline(counting_source(n), forward, forward, forward, forward, forward,
-                               forward, forward, forward, forward, forward, forward, forward,
-                               forward, forward, forward, forward,
-                               flow::sink([&](std::uint64_t& x) {
-                                 sum += x;
-                                 ++count;
-                               })),
-                options);
+  flow::graph g(
+      flow::pipeline(counting_source(n), forward, forward, forward, forward, forward, forward,
+                     forward, forward, forward, forward, forward, forward, forward, forward,
+                     forward, forward, flow::sink([&](std::uint64_t& x) {
+                       sum += x;
+                       ++count;
+                     })),
+      options);
   g.run(pool);
   EXPECT_EQ(count, n);
   EXPECT_EQ(sum, n * (n - 1) / 2 + 16 * n);
@@ -104,8 +104,8 @@ TEST(pipeline, node_on_a_dedicated_thread) {
                  node_thread = std::this_thread::get_id();
                  return x;
                }).on_dedicated_thread();
-  flow::graph g(flow::pipeline(counting_source(1000), where,
-                               flow::sink([&](std::uint64_t&) { ++count; })));
+  flow::graph g(
+      flow::pipeline(counting_source(1000), where, flow::sink([&](std::uint64_t&) { ++count; })));
   g.run(pool);
   EXPECT_EQ(count, 1000u);
   EXPECT_NE(node_thread, std::this_thread::get_id());
@@ -140,6 +140,7 @@ TEST(pipeline, run_from_a_worker_of_the_same_pool_is_refused) {
   t.pool = &pool;
   t.refused = &refused;
   pool.schedule(&t);
-  for (int i = 0; i < 5000 && !refused.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 5000 && !refused.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(refused.load());
 }

@@ -66,8 +66,7 @@ class abstract_actor : public task {
   // Stops the actor after its current message (control queue, overtakes the mailbox).
   void kill(exit_reason reason);
   // Counts and fails a message that reached a terminated actor.
-  void reject_after_termination(const std::shared_ptr<response_sink>& reply,
-                                const char* type_name);
+  void reject_after_termination(const std::shared_ptr<response_sink>& reply, const char* type_name);
 
   // ---- used from inside the actor (its handlers) ----
   actor self() { return actor(this); }
@@ -126,9 +125,22 @@ class abstract_actor : public task {
   void guarded(const std::shared_ptr<response_sink>& reply, F&& f) noexcept;
   void fail_with_exception(const std::shared_ptr<response_sink>& reply, const char* what,
                            const std::string& exception_type) noexcept;
-  void report_unexpected(const std::string& type_name,
-                         const std::shared_ptr<response_sink>& reply);
+  void report_unexpected(const std::string& type_name, const std::shared_ptr<response_sink>& reply);
   void drain_control_queue();
+  // Empties a mailbox queue at termination, failing the requests in it; returns the count.
+  template <class Queue>
+  std::size_t fail_and_drop_all(Queue& queue) {
+    std::size_t dropped = 0;
+    while (auto* e = queue.front()) {
+      if (e->reply) {
+        e->reply->fail(request_error(request_error_code::dead_actor,
+                                     "actor '" + name_ + "' terminated before replying"));
+      }
+      queue.pop();
+      ++dropped;
+    }
+    return dropped;
+  }
   bool quit_requested() const noexcept { return quit_requested_; }
   const exit_reason& quit_reason_for_blocking() const noexcept { return quit_reason_; }
   bool control_is_empty() const noexcept { return control_.empty_approx(); }
@@ -175,8 +187,12 @@ void abstract_actor::guarded(const std::shared_ptr<response_sink>& reply, F&& f)
   }
 }
 
-inline void intrusive_add_ref(abstract_actor* a) noexcept { a->add_ref(); }
-inline void intrusive_release(abstract_actor* a) noexcept { a->release(); }
+inline void intrusive_add_ref(abstract_actor* a) noexcept {
+  a->add_ref();
+}
+inline void intrusive_release(abstract_actor* a) noexcept {
+  a->release();
+}
 
 template <class T>
 abstract_actor* actor_ref<T>::as_base() const noexcept {

@@ -28,8 +28,9 @@ class actor_ref {
   actor_ref(const actor_ref& other) noexcept : actor_ref(other.ptr_) {}
   actor_ref(actor_ref&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)) {}
   template <class U>
-    requires(std::is_convertible_v<U*, T*> && !std::is_same_v<U, T>)
-  actor_ref(const actor_ref<U>& other) noexcept : actor_ref(other.get()) {}
+  requires(std::is_convertible_v<U*, T*> && !std::is_same_v<U, T>)
+      actor_ref(const actor_ref<U>& other)
+  noexcept : actor_ref(other.get()) {}
   ~actor_ref() { reset(); }
 
   actor_ref& operator=(actor_ref other) noexcept {

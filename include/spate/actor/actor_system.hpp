@@ -39,8 +39,8 @@ struct actor_system_config {
 };
 
 struct spawn_options {
-  std::string name;                   // default: the actor's type name
-  bool detached = false;              // run on a thread of its own instead of the pool
+  std::string name;                       // default: the actor's type name
+  bool detached = false;                  // run on a thread of its own instead of the pool
   std::optional<std::size_t> pin_to_cpu;  // with detached: pin that thread
 };
 
@@ -70,8 +70,8 @@ class actor_system {
 
   // Spawns a dynamically typed actor from `init(self) -> behavior`.
   template <class Init>
-    requires std::is_invocable_r_v<behavior, Init, event_based_actor&>
-  actor spawn(Init init, spawn_options options = {}) {
+  requires std::is_invocable_r_v<behavior, Init, event_based_actor&> actor
+  spawn(Init init, spawn_options options = {}) {
     auto* a = new function_actor(std::function<behavior(event_based_actor&)>(std::move(init)));
     actor handle(a, /*add_ref=*/false);
     if (options.name.empty()) options.name = "function_actor";

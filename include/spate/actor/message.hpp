@@ -42,8 +42,7 @@ class behavior {
  public:
   behavior() = default;
   template <class... Handlers>
-    requires(sizeof...(Handlers) > 0)
-  explicit behavior(Handlers&&... handlers) {
+  requires(sizeof...(Handlers) > 0) explicit behavior(Handlers&&... handlers) {
     (add(std::forward<Handlers>(handlers)), ...);
   }
 
@@ -69,16 +68,16 @@ class behavior {
     using signature = handler_signature<F>;
     using argument = typename signature::argument;
     using result = typename signature::result;
-    handlers_.push_back(handler{
-        &typeid(argument), [fn = std::forward<F>(f)](std::any& m) mutable -> std::any {
-          auto& value = *std::any_cast<argument>(&m);
-          if constexpr (std::is_void_v<result>) {
-            fn(value);
-            return {};
-          } else {
-            return std::any(fn(value));
-          }
-        }});
+    handlers_.push_back(
+        handler{&typeid(argument), [fn = std::forward<F>(f)](std::any& m) mutable -> std::any {
+                  auto& value = *std::any_cast<argument>(&m);
+                  if constexpr (std::is_void_v<result>) {
+                    fn(value);
+                    return {};
+                  } else {
+                    return std::any(fn(value));
+                  }
+                }});
   }
 
   std::vector<handler> handlers_;

@@ -47,7 +47,7 @@ struct response_type<deduce_response, D, T> {
   using type = deduce_response;
 };
 template <class D, class T>
-  requires typed_actor_type<D>
+requires typed_actor_type<D>
 struct response_type<deduce_response, D, T> {
   using type = handler_result_t<D, T>;
 };
@@ -113,8 +113,7 @@ void response<R>::then(Self& self, OnValue on_value, OnError on_error) {
   const std::string type = sink_->request_type();
   system_->timers().schedule_after(timeout_, [weak, type] {
     if (auto sink = weak.lock()) {
-      sink->fail(request_error(request_error_code::timeout,
-                               "request '" + type + "' timed out"));
+      sink->fail(request_error(request_error_code::timeout, "request '" + type + "' timed out"));
     }
   });
   sink_->set_continuation(
@@ -127,8 +126,7 @@ void response<R>::then(Self& self, OnValue on_value, OnError on_error) {
         } else {
           throw request_error(request_error_code::unexpected_message,
                               "response to '" + type + "' has type " +
-                                  demangle(value.type().name()) + ", expected " +
-                                  type_name<R>());
+                                  demangle(value.type().name()) + ", expected " + type_name<R>());
         }
       },
       std::move(on_error));

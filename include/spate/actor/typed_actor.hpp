@@ -51,12 +51,12 @@ class typed_actor : public abstract_actor {
 
   void enqueue_dynamic(std::any message, message_priority priority,
                        std::shared_ptr<response_sink> reply) override {
-    const bool matched = ((std::any_cast<Accepted>(&message) != nullptr
-                               ? (enqueue(std::move(*std::any_cast<Accepted>(&message)), priority,
-                                          std::move(reply)),
-                                  true)
-                               : false) ||
-                          ...);
+    const bool matched =
+        ((std::any_cast<Accepted>(&message) != nullptr
+              ? (enqueue(std::move(*std::any_cast<Accepted>(&message)), priority, std::move(reply)),
+                 true)
+              : false) ||
+         ...);
     if (!matched) report_unexpected(demangle(message.type().name()), reply);
   }
 
@@ -69,14 +69,14 @@ class typed_actor : public abstract_actor {
 
  protected:
   void initialize() override {
-    if constexpr (requires(Derived& d) { d.on_start(); }) derived().on_start();
+    if constexpr (requires(Derived & d) { d.on_start(); }) derived().on_start();
   }
 
   // Runs on every termination (quit, kill, shutdown, exception, linked exit). Release
   // handles to other actors here: two actors holding handles to each other keep each
   // other's memory alive after both terminated.
   void on_terminated(const exit_reason&) override {
-    if constexpr (requires(Derived& d) { d.on_stop(); }) derived().on_stop();
+    if constexpr (requires(Derived & d) { d.on_stop(); }) derived().on_stop();
   }
 
   std::size_t process_mailbox(std::size_t budget) override {
@@ -105,18 +105,7 @@ class typed_actor : public abstract_actor {
   }
 
   std::size_t drop_mailbox() override {
-    std::size_t dropped = 0;
-    for (auto* queue : {&high_, &normal_}) {
-      while (envelope* e = queue->front()) {
-        if (e->reply) {
-          e->reply->fail(request_error(request_error_code::dead_actor,
-                                       "actor '" + name() + "' terminated before replying"));
-        }
-        queue->pop();
-        ++dropped;
-      }
-    }
-    return dropped;
+    return this->fail_and_drop_all(high_) + this->fail_and_drop_all(normal_);
   }
 
  private:
@@ -129,8 +118,9 @@ class typed_actor : public abstract_actor {
 
   template <class M>
   void handle(M& message, const std::shared_ptr<response_sink>& reply) {
-    static_assert(requires(Derived& d, M& m) { d.on(m); },
-                  "typed_actor: the actor declares a message type it has no on(T&) handler for");
+    static_assert(
+        requires(Derived & d, M & m) { d.on(m); },
+        "typed_actor: the actor declares a message type it has no on(T&) handler for");
     using result = decltype(derived().on(message));
     guarded(reply, [&] {
       if constexpr (std::is_void_v<result>) {
@@ -149,7 +139,9 @@ class typed_actor : public abstract_actor {
 };
 
 template <class D>
-concept typed_actor_type = requires { typename D::typed_actor_tag; };
+concept typed_actor_type = requires {
+  typename D::typed_actor_tag;
+};
 
 // The result type of D's handler for T (void when it returns nothing).
 template <class D, class T>

@@ -153,9 +153,7 @@ class mpsc_queue {
     block* recycled = spare_->exchange(nullptr, std::memory_order_acquire);
     return recycled != nullptr ? recycled : new block;
   }
-  void release_block(block* b) noexcept {
-    delete spare_->exchange(b, std::memory_order_acq_rel);
-  }
+  void release_block(block* b) noexcept { delete spare_->exchange(b, std::memory_order_acq_rel); }
 
   cache_padded<std::atomic<std::size_t>> tail_index_{0};
   cache_padded<std::atomic<block*>> tail_block_{nullptr};

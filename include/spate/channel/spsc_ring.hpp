@@ -25,8 +25,8 @@ class spsc_ring {
   // Capacity is rounded up to a power of two (so index wrap is a mask, not a division).
   explicit spsc_ring(std::size_t capacity)
       : mask_(round_up_to_power_of_two(capacity) - 1),
-        slots_(static_cast<slot*>(::operator new[]((mask_ + 1) * sizeof(slot),
-                                                    std::align_val_t{alignof(slot)}))) {}
+        slots_(static_cast<slot*>(
+            ::operator new[]((mask_ + 1) * sizeof(slot), std::align_val_t{alignof(slot)}))) {}
 
   spsc_ring(const spsc_ring&) = delete;
   spsc_ring& operator=(const spsc_ring&) = delete;

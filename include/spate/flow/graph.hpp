@@ -136,9 +136,9 @@ class builder {
                         std::size_t replica = 0, std::size_t replicas = 1) {
     using In = typename N::input_type;
     using Out = typename N::output_type;
-    auto* task = add_node<N, Mode>(stage, stage.options.name + suffix,
-                                   kind_of(std::is_void_v<In>, std::is_void_v<Out>), replica,
-                                   replicas);
+    auto* task =
+        add_node<N, Mode>(stage, stage.options.name + suffix,
+                          kind_of(std::is_void_v<In>, std::is_void_v<Out>), replica, replicas);
     fragment<In, Out> f;
     if constexpr (!std::is_void_v<In>) {
       using element = typename node_task<N, Mode>::element;
@@ -148,9 +148,8 @@ class builder {
       }
     }
     if constexpr (!std::is_void_v<Out>) {
-      f.exits.push_back({task, [task](std::unique_ptr<output_port<Out>> p) {
-                           task->set_output(std::move(p));
-                         }});
+      f.exits.push_back(
+          {task, [task](std::unique_ptr<output_port<Out>> p) { task->set_output(std::move(p)); }});
     }
     return std::make_pair(f, task);
   }
@@ -163,9 +162,8 @@ class builder {
 
   // ---- a pipeline: stages in order, each connected to the next
   template <class... S>
-  auto instantiate(const pipeline_stage<S...>& p, bool upstream_is_farm,
-                   const std::string& suffix, std::size_t replica = 0,
-                   std::size_t replicas = 1) {
+  auto instantiate(const pipeline_stage<S...>& p, bool upstream_is_farm, const std::string& suffix,
+                   std::size_t replica = 0, std::size_t replicas = 1) {
     return chain<0>(p.stages, upstream_is_farm, suffix, replica, replicas);
   }
 
@@ -200,8 +198,8 @@ class builder {
 
   // ---- a farm
   template <class W, class P>
-  auto instantiate(const farm_stage<W, P>& farm, bool upstream_is_farm,
-                   const std::string& suffix, std::size_t = 0, std::size_t = 1) {
+  auto instantiate(const farm_stage<W, P>& farm, bool upstream_is_farm, const std::string& suffix,
+                   std::size_t = 0, std::size_t = 1) {
     if constexpr (is_broadcast_v<P>) {
       return instantiate_routed_special(farm, suffix);
     } else {
@@ -226,8 +224,7 @@ class builder {
     fragment<In, Out> f;
     std::vector<fragment<In, Out>> replicas;
     for (std::size_t i = 0; i < n; ++i) {
-      replicas.push_back(
-          instantiate(farm.worker, false, suffix + "#" + std::to_string(i), i, n));
+      replicas.push_back(instantiate(farm.worker, false, suffix + "#" + std::to_string(i), i, n));
       if (replicas.back().entry.points.size() != 1) {
         throw std::invalid_argument(
             "spate::flow::farm: a worker must start with a single node (its first stage is a "
@@ -236,8 +233,9 @@ class builder {
     }
     fragment_entry<In> fanout;
     for (auto& r : replicas) fanout.points.push_back(std::move(r.entry.points.front()));
-    fanout.make_port = [policy = farm.policy](std::vector<edge<In>*> edges, std::size_t seed)
-        -> std::unique_ptr<output_port<In>> {
+    fanout.make_port = [policy = farm.policy](
+                           std::vector<edge<In>*> edges,
+                           std::size_t seed) -> std::unique_ptr<output_port<In>> {
       return std::make_unique<routing_port<In, P>>(std::move(edges), policy, seed);
     };
     if (upstream_is_farm && options_.fuse_farms) {
@@ -262,8 +260,9 @@ class builder {
   auto instantiate_routed_special(const farm_stage<W, P>& farm, const std::string& suffix) {
     using In = typename W::input_type;
     using Out = typename W::output_type;
-    static_assert(requires { typename W::node_type; },
-                  "spate::flow: workers of broadcast and ordered farms must be single nodes");
+    static_assert(
+        requires { typename W::node_type; },
+        "spate::flow: workers of broadcast and ordered farms must be single nodes");
     using N = typename W::node_type;
     const std::size_t n = farm.replicas;
     fragment<In, Out> f;
@@ -277,8 +276,8 @@ class builder {
       using element = std::shared_ptr<const In>;
       std::vector<edge<element>*> edges;
       for (std::size_t i = 0; i < n; ++i) {
-        auto [replica, task] = instantiate_node<N, shared_input>(
-            farm.worker, suffix + "#" + std::to_string(i), i, n);
+        auto [replica, task] =
+            instantiate_node<N, shared_input>(farm.worker, suffix + "#" + std::to_string(i), i, n);
         auto* e = state_.add_edge<element>(options_.channel_capacity);
         e->producer = router_task;
         e->consumer = task;
@@ -291,7 +290,8 @@ class builder {
     } else {
       using element = sequenced<In>;
       using out_element = sequenced<Out>;
-      auto& collector_stats = state_.add_stats("collector(" + farm.name + suffix + ")", "collector");
+      auto& collector_stats =
+          state_.add_stats("collector(" + farm.name + suffix + ")", "collector");
       auto collector = std::make_unique<collector_task<Out>>(collector_stats);
       auto* collector_raw = collector.get();
       collector_raw->set_executor(&pool_);
@@ -333,8 +333,8 @@ class builder {
 class graph {
  public:
   template <class Stage>
-    requires is_stage<Stage>::value
-  explicit graph(Stage stage, graph_options options = {}) : options_(options) {
+  requires is_stage<Stage>::value explicit graph(Stage stage, graph_options options = {})
+      : options_(options) {
     static_assert(std::is_void_v<typename Stage::input_type>,
                   "spate::flow::graph: a runnable graph starts with a source (node<void, T>)");
     static_assert(std::is_void_v<typename Stage::output_type>,

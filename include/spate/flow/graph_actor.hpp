@@ -87,10 +87,9 @@ class graph_actor
                   "spate::flow::spawn_graph: the graph's last stage must produce items");
     make_ = [stage = std::move(stage), output = std::move(output), options,
              channel = channel_](spate::actor self) {
-      return std::make_unique<graph>(
-          pipeline(make_stage<detail::feed_source<In>>(channel), stage,
-                   make_stage<detail::forward_sink<Out>>(output, self)),
-          options);
+      return std::make_unique<graph>(pipeline(make_stage<detail::feed_source<In>>(channel), stage,
+                                              make_stage<detail::forward_sink<Out>>(output, self)),
+                                     options);
     };
   }
 

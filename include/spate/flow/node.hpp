@@ -97,7 +97,8 @@ template <class N>
 concept node_type = requires {
   typename N::input_type;
   typename N::output_type;
-} && std::is_base_of_v<node_context, N>;
+}
+&&std::is_base_of_v<node_context, N>;
 
 namespace detail {
 struct node_access {

@@ -25,7 +25,7 @@ class output_port {
   virtual bool send_if(Out& item, std::size_t max_queue_length) = 0;
 
   // Producer-side maintenance, called by the node's task.
-  virtual bool flush() = 0;                    // true: nothing left in the buffer
+  virtual bool flush() = 0;  // true: nothing left in the buffer
   virtual bool has_pending() const noexcept = 0;
   virtual void notify_consumers() noexcept = 0;
   virtual void request_space_notification() noexcept = 0;
@@ -127,8 +127,9 @@ class edge_writers {
     for (const auto& w : writers_) {
       out += " [" + std::to_string(w.target->ring.size_approx()) + "/" +
              std::to_string(w.target->ring.capacity()) + " pending " +
-             std::to_string(w.pending.size()) + (w.target->producer_waiting.load() ? " waiting" : "") +
-             " unnotified " + std::to_string(w.unnotified) + "]";
+             std::to_string(w.pending.size()) +
+             (w.target->producer_waiting.load() ? " waiting" : "") + " unnotified " +
+             std::to_string(w.unnotified) + "]";
     }
     return out;
   }
@@ -287,8 +288,9 @@ class sequencing_port final : public port_base<T, sequenced<T>> {
   }
   bool send_if(T& item, std::size_t max_queue_length) override {
     return this->template push_if_short<Policy>(
-        chooser_.choose(item, this->writers_), max_queue_length,
-        [&](std::size_t i) { this->writers_.push(i, element{next_seq_++, std::move(item)}); });
+        chooser_.choose(item, this->writers_), max_queue_length, [&](std::size_t i) {
+          this->writers_.push(i, element{next_seq_++, std::move(item)});
+        });
   }
 
  private:

@@ -148,7 +148,8 @@ auto farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
 template <stage_like Worker, class Policy = round_robin>
 auto ordered_farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   auto f = farm(std::forward<Worker>(worker), replicas, std::move(policy));
-  static_assert(!is_broadcast_v<Policy>, "spate::flow::ordered_farm: broadcast has no order to keep");
+  static_assert(!is_broadcast_v<Policy>,
+                "spate::flow::ordered_farm: broadcast has no order to keep");
   f.ordered = true;
   f.name = "ordered_farm";
   return f;
@@ -163,9 +164,9 @@ struct two_argument_signature : two_argument_signature<decltype(&std::decay_t<F>
 template <class F, class Second>
 struct two_argument_signature_with : two_argument_signature<F> {};
 template <class F, class Second>
-  requires(!requires { &std::decay_t<F>::operator(); })
-struct two_argument_signature_with<F, Second>
-    : two_argument_signature<decltype(&std::decay_t<F>::template operator()<Second>)> {};
+requires(!requires { &std::decay_t<F>::operator(); }) struct two_argument_signature_with<F, Second>
+    : two_argument_signature<decltype(&std::decay_t<F>::template operator()<Second>)> {
+};
 template <class C, class R, class A, class B>
 struct two_argument_signature<R (C::*)(A, B) const> {
   using first = std::decay_t<A>;
@@ -259,7 +260,8 @@ template <class F>
 auto map(F f) {
   using In = typename handler_signature<F>::argument;
   using Out = std::decay_t<std::invoke_result_t<F&, In&>>;
-  static_assert(!std::is_void_v<Out>, "spate::flow::map: the function must return a value (use sink)");
+  static_assert(!std::is_void_v<Out>,
+                "spate::flow::map: the function must return a value (use sink)");
   return detail::lambda_stage(detail::map_node<F, In, Out>(std::move(f)), "map");
 }
 

@@ -35,9 +35,9 @@ struct scheduler_config {
   // relaxed strategy forever (CAF's behaviour).
   bool park_when_idle = true;
   std::chrono::microseconds park_timeout{10'000};
-  std::size_t task_budget = 64;   // messages an activation may process before yielding
+  std::size_t task_budget = 64;  // messages an activation may process before yielding
   std::size_t local_queue_capacity = 1024;
-  bool pin_threads = false;       // pin worker i to CPU i % available_cpus()
+  bool pin_threads = false;  // pin worker i to CPU i % available_cpus()
   std::string thread_name_prefix = "spate-worker";
 
   // Presets. `default_preset`: event-notified idling (tuned on a 2-vCPU VM). `spin`: never

@@ -46,10 +46,11 @@ class node_task final : public node_task_base {
   static constexpr bool is_source = std::is_void_v<in_type>;
   static constexpr bool is_sink = std::is_void_v<out_type>;
 
-  static_assert(!std::is_same_v<Mode, shared_input> ||
-                    requires(N& n, const in_type& item) { n.consume(item); },
-                "spate::flow: workers of a broadcast farm share one copy of each item, so "
-                "their consume() must take `const In&`");
+  static_assert(
+      !std::is_same_v<Mode, shared_input> ||
+          requires(N & n, const in_type& item) { n.consume(item); },
+      "spate::flow: workers of a broadcast farm share one copy of each item, so "
+      "their consume() must take `const In&`");
 
   node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas)
       : node_task_base(stats), node_(std::move(node)) {
@@ -61,8 +62,8 @@ class node_task final : public node_task_base {
   std::string describe() const override {
     std::ostringstream out;
     out << name() << " state=" << state_for_diagnostics() << " inputs" << describe_edges(inputs_)
-        << " done=" << input_done_ << " stopped=" << stopped_ << " activations="
-        << stats_.activations.load();
+        << " done=" << input_done_ << " stopped=" << stopped_
+        << " activations=" << stats_.activations.load();
     if (has_port()) out << " out" << port_->describe();
     return out.str();
   }

@@ -4,9 +4,9 @@
 // reasons to be scheduled.
 #include <atomic>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
-#include <sstream>
 
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/scheduler/task.hpp"
