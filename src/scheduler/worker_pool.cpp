@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "spate/platform/backoff.hpp"
 #include "spate/platform/cpu_affinity.hpp"
@@ -92,6 +93,12 @@ void worker_pool::stop() {
   for (auto& w : workers_) w->event.notify();
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
+  }
+  // Tasks still queued will never run: let them release what they own.
+  for (auto& w : workers_) {
+    if (w->lifo_slot != nullptr) std::exchange(w->lifo_slot, nullptr)->discard();
+    while (task* t = w->queue.pop()) t->discard();
+    while (task* t = w->inbox.pop()) t->discard();
   }
 }
 

@@ -109,8 +109,11 @@ class graph_actor
     channel_->wake();
   }
   void on(detail::graph_finished&) { this->quit(); }
+  // Drops the graph: its sink holds a handle to this actor, so keeping it would be a cycle.
+  // Unfinished tasks keep the graph's state alive until they end (cancelled here).
   void on_stop() {
     if (graph_ && !graph_->finished()) graph_->cancel();
+    graph_.reset();
     make_ = nullptr;
   }
 

@@ -88,6 +88,7 @@ class chunk_helper final : public task {
     delete this;  // nothing touches the task after this
     return resume_result::done;
   }
+  void discard() noexcept override { delete this; }  // the pool stopped before it ran
 
  private:
   std::shared_ptr<chunked_job> job_;

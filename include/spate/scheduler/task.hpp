@@ -21,6 +21,9 @@ class task : public intrusive_mpsc_link {
   virtual ~task() = default;
   // Runs at most `budget` steps (messages) before returning.
   virtual resume_result resume(std::size_t budget) = 0;
+  // Called instead of resume() for a task still queued when its executor stops, so that a
+  // task owning itself can free itself. The default does nothing.
+  virtual void discard() noexcept {}
 };
 
 // Where a task runs: the shared worker pool or a dedicated thread.
