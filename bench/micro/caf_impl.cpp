@@ -72,9 +72,8 @@ void stop_all(const std::vector<caf::actor>& actors) {
 
 json pipeline3(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   std::promise<std::uint64_t> done;
   auto sink = system.spawn(counting_sink<tuple24>, n, &done);
   auto middle = system.spawn(forwarder<tuple24>, sink);
@@ -86,16 +85,15 @@ json pipeline3(const bench_params& p) {
     checksum = done.get_future().get();
   });
   stop_all({source, middle, sink});
-  if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("pipeline3: wrong checksum");
+  if (checksum != tuple24_checksum(n)) throw std::runtime_error("pipeline3: wrong checksum");
   m["items_per_s"] = double(n) / m["wall_s"].get<double>();
   return m;
 }
 
 json prodcons(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   std::promise<std::uint64_t> done;
   auto consumer = system.spawn(counting_sink<std::uint32_t>, n, &done);
   auto producer = system.spawn(batching_source<make_word>, consumer, n);
@@ -106,9 +104,7 @@ json prodcons(const bench_params& p) {
     checksum = done.get_future().get();
   });
   stop_all({producer, consumer});
-  std::uint64_t expected = 0;
-  for (std::uint64_t i = 0; i < n; ++i) expected += static_cast<std::uint32_t>(i);
-  if (checksum != expected) throw std::runtime_error("prodcons: wrong checksum");
+  if (checksum != word_checksum(n)) throw std::runtime_error("prodcons: wrong checksum");
   m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / double(n);
   m["items_per_s"] = double(n) / m["wall_s"].get<double>();
   return m;
@@ -132,9 +128,8 @@ json latency_chain(const bench_params& p) {
   const double rate = p.number("rate");
   const double seconds = p.number("seconds");
   if (stages == 0 || rate <= 0) throw usage_error("latency_chain needs stages >= 1 and rate > 0");
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   std::vector<std::int64_t> samples;
   samples.reserve(std::size_t(rate * seconds) + 16);
   std::promise<void> finished;
@@ -151,9 +146,7 @@ json latency_chain(const bench_params& p) {
     finished.get_future().wait();
   });
   stop_all(chain);
-  samples.erase(samples.begin(),
-                samples.begin() + std::ptrdiff_t(double(samples.size()) * latency_warmup_fraction));
-  add_latency_metrics(m, std::move(samples));
+  add_latency_metrics(m, std::move(samples), latency_warmup_fraction);
   return m;
 }
 
@@ -175,9 +168,8 @@ json farm_chain(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   const auto replicas = static_cast<std::size_t>(p.integer("replicas"));
   if (replicas == 0) throw usage_error("farm_chain needs --replicas >= 1");
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   std::promise<std::uint64_t> done;
   std::vector<caf::actor> all;
   caf::actor next = system.spawn(counting_sink<tuple24>, n, &done);
@@ -199,7 +191,7 @@ json farm_chain(const bench_params& p) {
     checksum = done.get_future().get();
   });
   stop_all(all);
-  if (checksum != 3 * (n * (n - 1) / 2)) throw std::runtime_error("farm_chain: wrong checksum");
+  if (checksum != tuple24_checksum(n)) throw std::runtime_error("farm_chain: wrong checksum");
   m["items_per_s"] = double(n) / m["wall_s"].get<double>();
   m["routers"] = 3;
   return m;

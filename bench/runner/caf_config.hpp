@@ -20,4 +20,21 @@ inline void configure_caf(caf::actor_system_config& cfg, const bench_params& p) 
   }
 }
 
+// A CAF actor system configured from the parameters (the config must outlive the system).
+class caf_system {
+ public:
+  explicit caf_system(const bench_params& p) : system_(configured(config_, p)) {}
+  caf::actor_system& operator*() noexcept { return system_; }
+  caf::actor_system* operator->() noexcept { return &system_; }
+
+ private:
+  static caf::actor_system_config& configured(caf::actor_system_config& cfg,
+                                              const bench_params& p) {
+    configure_caf(cfg, p);
+    return cfg;
+  }
+  caf::actor_system_config config_;
+  caf::actor_system system_;
+};
+
 }  // namespace spate_bench

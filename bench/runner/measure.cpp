@@ -68,7 +68,9 @@ void timed_run(json& metrics, const std::function<void()>& body) {
   metrics["peak_rss_mb"] = peak_rss_mb();
 }
 
-void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples) {
+void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples, double warmup_fraction) {
+  samples.erase(samples.begin(),
+                samples.begin() + std::ptrdiff_t(double(samples.size()) * warmup_fraction));
   if (samples.empty()) {
     metrics["lat_samples"] = 0;
     return;

@@ -28,8 +28,10 @@ double cache_line_round_trip_ns();
 // Wall and CPU time around `body`; adds wall_s, cpu_pct, peak_rss_mb to `metrics`.
 void timed_run(json& metrics, const std::function<void()>& body);
 
-// Latency statistics (microseconds) of samples in nanoseconds.
-void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples_ns);
+// Latency statistics (microseconds) of samples in nanoseconds, after dropping the first
+// `warmup_fraction` of them.
+void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples_ns,
+                         double warmup_fraction = 0.0);
 
 // Savina protocol: `iteration()` returns one iteration's measured wall seconds (set-up and
 // tear-down excluded); runs `warmup` + `iterations` and reports the median as iter_s.

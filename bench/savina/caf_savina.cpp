@@ -73,9 +73,8 @@ caf::behavior pong_actor(caf::event_based_actor* self) {
 }
 
 json pingpong(const bench_params& p) {
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
     return timed_iteration(system, [&](std::promise<void>* done) {
@@ -108,9 +107,8 @@ caf::behavior ring_actor(caf::stateful_actor<ring_state>* self, std::promise<voi
 }
 
 json threadring(const bench_params& p) {
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   const auto actors = p.integer("actors");
   const auto n = p.integer("n");
   if (actors < 2) throw usage_error("threadring needs --actors >= 2");
@@ -159,9 +157,8 @@ caf::behavior counting_producer(caf::event_based_actor* self, caf::actor counter
 }
 
 json counting(const bench_params& p) {
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
     return timed_iteration(system, [&](std::promise<void>* done) {
@@ -190,9 +187,8 @@ caf::behavior fj_worker(caf::stateful_actor<fj_state>* self, std::int64_t n,
 }
 
 json forkjoin(const bench_params& p) {
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   const auto workers = p.integer("workers");
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
@@ -246,9 +242,8 @@ caf::behavior big_worker(caf::stateful_actor<big_state>* self, std::int32_t inde
 }
 
 json big(const bench_params& p) {
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   const auto workers = p.integer("workers");
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
@@ -329,9 +324,8 @@ caf::behavior chameneo(caf::stateful_actor<chameneo_state>* self, std::int32_t i
 }
 
 json chameneos(const bench_params& p) {
-  caf::actor_system_config cfg;
-  configure_caf(cfg, p);
-  caf::actor_system system{cfg};
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
   const auto count = p.integer("chameneos");
   const auto meetings = p.integer("meetings");
   if (count < 2) throw usage_error("chameneos needs --chameneos >= 2");

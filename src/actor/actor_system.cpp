@@ -35,10 +35,14 @@ void actor_system::register_actor(abstract_actor* a, bool hidden) {
   }
 }
 
-void actor_system::launch(abstract_actor* a, spawn_options options, std::string default_name) {
+void actor_system::adopt(abstract_actor* a, std::string name) {
   a->system_ = this;
   a->id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
-  a->name_ = options.name.empty() ? std::move(default_name) : std::move(options.name);
+  a->name_ = std::move(name);
+}
+
+void actor_system::launch(abstract_actor* a, spawn_options options, std::string default_name) {
+  adopt(a, options.name.empty() ? std::move(default_name) : std::move(options.name));
   if (options.detached) {
     auto thread = std::make_unique<dedicated_thread>("spate-detached", pool_.config().task_budget,
                                                      options.pin_to_cpu);
@@ -62,10 +66,7 @@ void actor_system::launch(abstract_actor* a, spawn_options options, std::string 
 actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, std::string name) {
   auto* a = new blocking_actor();
   actor handle(a, /*add_ref=*/false);
-  a->system_ = this;
-  a->id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
-  a->name_ = name.empty() ? "blocking_actor" : std::move(name);
-  a->executor_ = nullptr;
+  adopt(a, name.empty() ? "blocking_actor" : std::move(name));
   register_actor(a, false);
   std::thread thread([self = actor_ref<blocking_actor>(a), body = std::move(body)] {
     exit_reason reason;
@@ -146,9 +147,7 @@ void actor_system::shutdown() {
 scoped_actor::scoped_actor(actor_system& system) {
   auto* a = new blocking_actor();
   self_ = actor_ref<blocking_actor>(a, /*add_ref=*/false);
-  a->system_ = &system;
-  a->id_ = system.next_id_.fetch_add(1, std::memory_order_relaxed);
-  a->name_ = "scoped_actor";
+  system.adopt(a, "scoped_actor");
   system.register_actor(a, /*hidden=*/true);
 }
 

@@ -100,6 +100,8 @@ class actor_system {
  private:
   friend class abstract_actor;
   friend class scoped_actor;
+  // Gives a new actor its system, id and name.
+  void adopt(abstract_actor* a, std::string name);
   void launch(abstract_actor* a, spawn_options options, std::string default_name);
   void register_actor(abstract_actor* a, bool hidden);
   void on_actor_terminated(abstract_actor& a);

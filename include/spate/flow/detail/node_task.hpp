@@ -134,7 +134,6 @@ class node_task final : public node_task_base {
   std::size_t consume_some(std::size_t budget) {
     std::size_t handled = 0;
     if constexpr (is_source) {
-      source_waiting_ = false;
       while (handled < budget) {
         produce_status status = produce_status::more;
         if (!guarded([&] { status = produce_once(); })) return handled;
@@ -142,10 +141,7 @@ class node_task final : public node_task_base {
           input_done_ = true;
           break;
         }
-        if (status == produce_status::wait) {
-          source_waiting_ = true;
-          break;
-        }
+        if (status == produce_status::wait) break;
         ++handled;
         if (port_->has_pending()) break;
       }
@@ -172,8 +168,8 @@ class node_task final : public node_task_base {
                             std::memory_order_relaxed);
       count_out();
       // Count closures before testing for the end: one that lands in between is news.
-      closed_seen_ = closed_inputs();
-      if (handled < budget && all_inputs_closed_and_drained()) input_done_ = true;
+      closed_seen_ = closed_inputs(inputs_);
+      if (handled < budget && all_closed_and_drained(inputs_)) input_done_ = true;
       return handled;
     }
   }
@@ -205,19 +201,6 @@ class node_task final : public node_task_base {
     }
   }
 
-  bool all_inputs_closed_and_drained() {
-    for (auto* e : inputs_) {
-      if (!e->closed.load(std::memory_order_acquire) || e->ring.front() != nullptr) return false;
-    }
-    return true;
-  }
-
-  std::size_t closed_inputs() const noexcept {
-    std::size_t closed = 0;
-    for (auto* e : inputs_) closed += e->closed.load(std::memory_order_acquire) ? 1 : 0;
-    return closed;
-  }
-
   // After the idle store: atomics only. News: an item, or an input closed since we looked.
   bool inputs_have_news(std::size_t closed_before) const noexcept {
     if constexpr (is_source) {
@@ -227,10 +210,7 @@ class node_task final : public node_task_base {
         return true;
       }
     }
-    for (auto* e : inputs_) {
-      if (e->ring.size_approx() != 0) return true;
-    }
-    return closed_inputs() != closed_before;
+    return any_queued(inputs_) || closed_inputs(inputs_) != closed_before;
   }
 
   N node_;
@@ -242,7 +222,6 @@ class node_task final : public node_task_base {
   bool input_done_ = false;
   bool stopped_ = false;
   bool failed_ = false;
-  bool source_waiting_ = false;
   std::size_t closed_seen_ = 0;
 };
 
@@ -292,25 +271,15 @@ class collector_task final : public node_task_base {
     port_->notify_consumers();
     if (port_->has_pending()) return wait_for_output(*port_, inputs_);
     if (handled == budget) return resume_result::resume_later;
-    if (all_closed_and_drained()) {
+    const std::size_t closed_before = closed_inputs(inputs_);
+    if (all_closed_and_drained(inputs_)) {
       port_->close();
       return finish();
     }
-    return go_idle([&] {
-      for (auto* e : inputs_) {
-        if (e->ring.size_approx() != 0 || e->closed.load(std::memory_order_acquire)) return true;
-      }
-      return false;
-    });
+    return go_idle([&] { return any_queued(inputs_) || closed_inputs(inputs_) != closed_before; });
   }
 
  private:
-  bool all_closed_and_drained() {
-    for (auto* e : inputs_) {
-      if (!e->closed.load(std::memory_order_acquire) || e->ring.front() != nullptr) return false;
-    }
-    return true;
-  }
   std::vector<edge<element>*> inputs_;
   std::unique_ptr<output_port<T>> port_;
   std::uint64_t expected_ = 0;

@@ -93,6 +93,31 @@ class node_task_base : public task {
     return out.str();
   }
 
+  // Input checks shared by every consumer. `closed_inputs` and `any_queued` read atomics
+  // only, so they may run after idle is published.
+  template <class Edges>
+  static std::size_t closed_inputs(const Edges& inputs) noexcept {
+    std::size_t closed = 0;
+    for (auto* e : inputs) closed += e->closed.load(std::memory_order_acquire) ? 1 : 0;
+    return closed;
+  }
+  template <class Edges>
+  static bool any_queued(const Edges& inputs) noexcept {
+    for (auto* e : inputs) {
+      if (e->size_approx() != 0) return true;
+    }
+    return false;
+  }
+  // Consumer side: every producer has closed and nothing is left (closed is read first:
+  // producers push before they close).
+  template <class Edges>
+  static bool all_closed_and_drained(const Edges& inputs) {
+    for (auto* e : inputs) {
+      if (!e->closed.load(std::memory_order_acquire) || e->ring.front() != nullptr) return false;
+    }
+    return true;
+  }
+
   // Wakes producers that wait for room on `inputs` (call after consuming from them).
   //
   // The consumer never clears the flag: only the producer does, once its buffer for that
