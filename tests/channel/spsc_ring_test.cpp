@@ -54,3 +54,61 @@ TEST(spsc_ring, two_threads_transfer_in_order_without_loss) {
   producer.join();
   EXPECT_EQ(ring.front(), nullptr);
 }
+
+TEST(spsc_ring, write_window_is_invisible_until_committed_and_bounded_by_room) {
+  spate::spsc_ring<int> ring(8);
+  ASSERT_TRUE(ring.try_push(100));
+  auto window = ring.reserve(16);  // asks for more than the 7 free slots
+  int written = 0;
+  while (!window.full()) window.emplace(written++);
+  EXPECT_EQ(written, 7);
+  EXPECT_EQ(ring.size_approx(), 1u);  // not yet published
+  EXPECT_EQ(ring.commit(window), 7u);
+  EXPECT_EQ(ring.commit(window), 0u);  // committing twice publishes nothing new
+  EXPECT_EQ(ring.size_approx(), 8u);
+  EXPECT_FALSE(ring.try_push(99));
+  int out = -1;
+  ASSERT_TRUE(ring.try_pop(out));
+  EXPECT_EQ(out, 100);
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_TRUE(ring.try_pop(out));
+    EXPECT_EQ(out, i);
+  }
+}
+
+TEST(spsc_ring, read_batch_sees_published_items_and_pop_n_destroys_them) {
+  auto tracker = std::make_shared<int>(0);
+  spate::spsc_ring<std::shared_ptr<int>> ring(8);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(ring.try_push(tracker));
+  auto batch = ring.readable(3);
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_EQ(batch[2].get(), tracker.get());
+  ring.pop_n(2);
+  EXPECT_EQ(tracker.use_count(), 4);  // two destroyed, three left
+  EXPECT_EQ(ring.readable(100).size(), 3u);
+  ring.pop_n(3);
+  EXPECT_EQ(tracker.use_count(), 1);
+  EXPECT_EQ(ring.readable(100).size(), 0u);
+}
+
+TEST(spsc_ring, windows_and_batches_transfer_in_order_across_threads) {
+  constexpr std::uint64_t n = 2'000'000;
+  spate::spsc_ring<std::uint64_t> ring(256);
+  std::thread producer([&] {
+    std::uint64_t next = 0;
+    while (next < n) {
+      auto window = ring.reserve(32);
+      while (!window.full() && next < n) window.emplace(next++);
+      if (ring.commit(window) == 0) std::this_thread::yield();
+    }
+  });
+  std::uint64_t expected = 0;
+  while (expected < n) {
+    const auto batch = ring.readable(64);
+    for (std::size_t k = 0; k < batch.size(); ++k) ASSERT_EQ(batch[k], expected + k);
+    ring.pop_n(batch.size());
+    expected += batch.size();
+  }
+  producer.join();
+  EXPECT_EQ(ring.readable(1).size(), 0u);
+}

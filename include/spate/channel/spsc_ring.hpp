@@ -21,6 +21,11 @@ namespace spate {
 
 template <class T>
 class spsc_ring {
+  struct slot {
+    alignas(T) unsigned char storage[sizeof(T)];
+    T* get() noexcept { return std::launder(reinterpret_cast<T*>(storage)); }
+  };
+
  public:
   // Capacity is rounded up to a power of two (so index wrap is a mask, not a division).
   explicit spsc_ring(std::size_t capacity)
@@ -51,6 +56,57 @@ class spsc_ring {
     return true;
   }
 
+  // Producer side, batched: a window of free slots, filled without publishing each
+  // element; commit() publishes what was written with one release store. A producer that
+  // writes through windows touches the shared index once per window instead of once per
+  // element. While a window is open, only commit() may follow (no try_push): try_push
+  // starts from the committed tail.
+  class write_window {
+   public:
+    bool full() const noexcept { return next_ == end_; }
+    std::size_t room() const noexcept { return end_ - next_; }
+    std::size_t written() const noexcept { return next_ - start_; }
+    template <class U>
+    void emplace(U&& value) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
+      ::new (&slots_[next_ & mask_].storage) T(std::forward<U>(value));
+      ++next_;
+    }
+
+   private:
+    friend class spsc_ring;
+    slot* slots_ = nullptr;
+    std::size_t mask_ = 0;
+    std::size_t start_ = 0;
+    std::size_t next_ = 0;
+    std::size_t end_ = 0;
+  };
+
+  // Up to `max` free slots at the tail (refreshing the cached head when fewer are known).
+  write_window reserve(std::size_t max) noexcept {
+    const std::size_t tail = producer_->tail;
+    if (capacity() - (tail - producer_->cached_head) < max) {
+      producer_->cached_head = head_->load(std::memory_order_acquire);
+    }
+    const std::size_t free = capacity() - (tail - producer_->cached_head);
+    write_window w;
+    w.slots_ = slots_;
+    w.mask_ = mask_;
+    w.start_ = w.next_ = tail;
+    w.end_ = tail + (free < max ? free : max);
+    return w;
+  }
+  // Publishes the window's elements; returns how many were new. The window stays usable.
+  std::size_t commit(write_window& w) noexcept {
+    const std::size_t added = w.next_ - w.start_;
+    if (added != 0) {
+      assert(w.start_ == producer_->tail);
+      producer_->tail = w.next_;
+      tail_->store(w.next_, std::memory_order_release);
+      w.start_ = w.next_;
+    }
+    return added;
+  }
+
   // Consumer side: the front element, or nullptr when empty. Valid until pop().
   T* front() noexcept {
     const std::size_t head = consumer_->head;
@@ -68,6 +124,48 @@ class spsc_ring {
     slots_[head & mask_].get()->~T();
     consumer_->head = head + 1;
     head_->store(head + 1, std::memory_order_release);
+  }
+
+  // Consumer side, batched: up to `max` readable elements (re-reading the producer's index
+  // only when the cached one says none), as a value the caller keeps in registers; then
+  // pop_n() removes the first n of them with one index store. A consumer that drains in
+  // batches touches the shared index once per batch instead of once per element.
+  class read_batch {
+   public:
+    std::size_t size() const noexcept { return count_; }
+    T& operator[](std::size_t k) const noexcept {
+      assert(k < count_);
+      return *slots_[(head_ + k) & mask_].get();
+    }
+
+   private:
+    friend class spsc_ring;
+    slot* slots_;
+    std::size_t mask_;
+    std::size_t head_;
+    std::size_t count_;
+  };
+  read_batch readable(std::size_t max) noexcept {
+    const std::size_t head = consumer_->head;
+    if (head == consumer_->cached_tail) {
+      consumer_->cached_tail = tail_->load(std::memory_order_acquire);
+    }
+    const std::size_t ready = consumer_->cached_tail - head;
+    read_batch b;
+    b.slots_ = slots_;
+    b.mask_ = mask_;
+    b.head_ = head;
+    b.count_ = ready < max ? ready : max;
+    return b;
+  }
+  void pop_n(std::size_t n) noexcept {
+    const std::size_t head = consumer_->head;
+    assert(n <= consumer_->cached_tail - head);
+    if constexpr (!std::is_trivially_destructible_v<T>) {
+      for (std::size_t k = 0; k < n; ++k) slots_[(head + k) & mask_].get()->~T();
+    }
+    consumer_->head = head + n;
+    head_->store(head + n, std::memory_order_release);
   }
 
   // Consumer side: moves the front element out into `out`. Returns false when empty.
@@ -90,10 +188,6 @@ class spsc_ring {
   std::size_t capacity() const noexcept { return mask_ + 1; }
 
  private:
-  struct slot {
-    alignas(T) unsigned char storage[sizeof(T)];
-    T* get() noexcept { return std::launder(reinterpret_cast<T*>(storage)); }
-  };
   struct producer_state {
     std::size_t tail = 0;
     std::size_t cached_head = 0;

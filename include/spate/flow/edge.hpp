@@ -22,6 +22,11 @@ struct edge_base {
   alignas(cache_line_size) std::atomic<bool> producer_waiting{false};
   virtual std::size_t size_approx() const noexcept = 0;
   virtual std::size_t capacity() const noexcept = 0;
+  // A producer blocked on this edge is woken once the ring has drained to this level, not
+  // at the first free slot: it then refills half a ring in one activation instead of
+  // trickling one consumer batch at a time through a saturated pipeline.
+  std::size_t resume_level() const noexcept { return capacity() / 2; }
+  bool has_room_to_resume() const noexcept { return size_approx() <= resume_level(); }
 };
 
 template <class E>

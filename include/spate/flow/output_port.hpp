@@ -2,10 +2,12 @@
 // The sending side of a node: routes items onto the edges to the next stage by that
 // stage's policy, buffers what does not fit, and tells consumers about new items in
 // batches (one wake-up per `notify_batch` items or per activation, not per item).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,16 +19,55 @@
 
 namespace spate::flow {
 
+namespace detail {
+template <class E>
+class edge_writers;
+}  // namespace detail
+
 template <class Out>
 class output_port {
  public:
   virtual ~output_port() = default;
-  virtual void send(Out&& item) = 0;
+
+  // The hot path is not virtual: while a run is open (the port's only edge, or the
+  // replica a round-robin port sends its current burst to), an item is written straight
+  // into that edge's window; otherwise the port's policy routes it.
+  void send(Out&& item) {
+    if (run_left_ != 0 && !run_->full()) {
+      run_->emplace(std::move(item));
+      --run_left_;
+      return;
+    }
+    route(std::move(item));
+  }
+  // For one-to-one operators: sends up to `n` items, the k-th made by `make(k)`, straight
+  // into the open run's window (kept in registers meanwhile, not re-read from memory after
+  // every item); returns how many were sent. 0 means no run has room: use send().
+  template <class Make>
+  std::size_t send_many(std::size_t n, Make&& make) {
+    if (run_left_ == 0) return 0;
+    const std::size_t count = std::min({n, run_left_, run_->room()});
+    if (count == 0) return 0;
+    // Written back also when make() throws, so that every item already emplaced is
+    // committed (and destroyed) with the ring.
+    struct write_back {
+      output_port& port;
+      typename spsc_ring<Out>::write_window window;
+      std::size_t start_room;
+      ~write_back() {
+        port.run_left_ -= start_room - window.room();
+        *port.run_ = window;
+      }
+    } local{*this, *run_, run_->room()};
+    for (std::size_t k = 0; k < count; ++k) local.window.emplace(make(k));
+    return count;
+  }
   virtual bool send_if(Out& item, std::size_t max_queue_length) = 0;
+  // Items buffered because their edge was full; the node suspends when there are any.
+  bool has_pending() const noexcept { return pending_ != 0; }
 
   // Producer-side maintenance, called by the node's task.
   virtual bool flush() = 0;  // true: nothing left in the buffer
-  virtual bool has_pending() const noexcept = 0;
   virtual void notify_consumers() noexcept = 0;
   virtual void request_space_notification() noexcept = 0;
   // The edges whose buffered items wait for room; read before going idle, so that the idle
@@ -35,6 +76,13 @@ class output_port {
   virtual void close() noexcept = 0;
   virtual std::uint64_t sent() const noexcept = 0;
   virtual std::string describe() const = 0;  // diagnostics: each edge's queue and buffer
+
+ protected:
+  virtual void route(Out&& item) = 0;
+
+  std::size_t pending_ = 0;  // kept by the port's edge_writers
+  typename spsc_ring<Out>::write_window* run_ = nullptr;
+  std::size_t run_left_ = 0;  // items that may still go to run_ without asking the policy
 };
 
 namespace detail {
@@ -48,53 +96,62 @@ struct sequenced {
 };
 
 // The edges of one producer, with the buffer and notification state of each.
+//
+// Items go into a write window on the edge's ring (spsc_ring::reserve): a push is a slot
+// store and an increment. Every `notify_batch` items, and whenever the task notifies,
+// flushes or closes, the window is committed (one release store) and the consumer is told.
+// Only when the ring is full do items go to the edge's pending buffer, and from then on
+// everything for that edge does, until flush() has moved it all into the ring: order is
+// kept.
 template <class E>
 class edge_writers {
  public:
   static constexpr std::uint32_t notify_batch = 32;
 
-  explicit edge_writers(std::vector<edge<E>*> edges) {
-    for (auto* e : edges) writers_.push_back(writer{e, {}, 0});
+  edge_writers(std::vector<edge<E>*> edges, std::size_t& pending_count)
+      : writers_(edges.size()), pending_count_(pending_count) {
+    // Sized once and never grown: growing would need `writer` (a deque of E) to be
+    // copyable, and items may be move-only.
+    for (std::size_t i = 0; i < edges.size(); ++i) writers_[i].target = edges[i];
   }
   std::size_t size() const noexcept { return writers_.size(); }
+  typename spsc_ring<E>::write_window& window(std::size_t i) noexcept { return writers_[i].window; }
   std::size_t queue_length(std::size_t i) const noexcept {
-    return writers_[i].target->ring.size_approx() + writers_[i].pending.size();
+    const writer& w = writers_[i];
+    return w.target->ring.size_approx() + w.window.written() + w.pending.size();
   }
 
   void push(std::size_t i, E&& item) {
     writer& w = writers_[i];
-    ++sent_;
-    if (!w.pending.empty() || !w.target->ring.try_push(std::move(item))) {
-      w.pending.push_back(std::move(item));
-      ++pending_count_;
+    if (!w.window.full()) {
+      w.window.emplace(std::move(item));
       return;
     }
-    if (++w.unnotified >= notify_batch) {
-      w.unnotified = 0;
-      w.target->consumer->notify();
-    }
+    push_slow(w, std::move(item));
   }
 
   bool flush() {
     if (pending_count_ == 0) return true;
     for (auto& w : writers_) {
       if (w.pending.empty()) continue;
+      commit(w);
       while (!w.pending.empty() && w.target->ring.try_push(std::move(w.pending.front()))) {
         w.pending.pop_front();
         --pending_count_;
         ++w.unnotified;
       }
+      w.window = {};  // try_push moved the tail past it
       // Our request for room on this edge is satisfied: withdraw it (see
       // node_task_base::release_waiting_producers for why only the producer clears it).
       if (w.pending.empty()) w.target->producer_waiting.store(false, std::memory_order_relaxed);
     }
     return pending_count_ == 0;
   }
-  bool has_pending() const noexcept { return pending_count_ != 0; }
 
   void notify_consumers() noexcept {
     bool fenced = false;
     for (auto& w : writers_) {
+      commit(w);
       if (w.unnotified != 0) {
         if (!fenced) {
           std::atomic_thread_fence(std::memory_order_seq_cst);  // one for all consumers
@@ -117,17 +174,22 @@ class edge_writers {
   }
   void close() noexcept {
     for (auto& w : writers_) {
+      commit(w);
       w.target->closed.store(true, std::memory_order_release);
       w.target->consumer->notify();
     }
   }
-  std::uint64_t sent() const noexcept { return sent_; }
+  std::uint64_t sent() const noexcept {
+    std::uint64_t in_windows = 0;
+    for (const auto& w : writers_) in_windows += w.window.written();
+    return sent_ + in_windows;
+  }
   std::string describe() const {
     std::string out;
     for (const auto& w : writers_) {
       out += " [" + std::to_string(w.target->ring.size_approx()) + "/" +
-             std::to_string(w.target->ring.capacity()) + " pending " +
-             std::to_string(w.pending.size()) +
+             std::to_string(w.target->ring.capacity()) + " uncommitted " +
+             std::to_string(w.window.written()) + " pending " + std::to_string(w.pending.size()) +
              (w.target->producer_waiting.load() ? " waiting" : "") + " unnotified " +
              std::to_string(w.unnotified) + "]";
     }
@@ -136,12 +198,38 @@ class edge_writers {
 
  private:
   struct writer {
-    edge<E>* target;
+    edge<E>* target = nullptr;
+    typename spsc_ring<E>::write_window window;
     std::deque<E> pending;
-    std::uint32_t unnotified;
+    std::uint32_t unnotified = 0;
   };
+
+  void commit(writer& w) noexcept {
+    const std::size_t added = w.target->ring.commit(w.window);
+    sent_ += added;
+    w.unnotified += static_cast<std::uint32_t>(added);
+  }
+
+  [[gnu::noinline]] void push_slow(writer& w, E&& item) {
+    commit(w);
+    if (w.unnotified >= notify_batch) {
+      w.unnotified = 0;
+      w.target->consumer->notify();
+    }
+    if (w.pending.empty()) {
+      w.window = w.target->ring.reserve(notify_batch);
+      if (!w.window.full()) {
+        w.window.emplace(std::move(item));
+        return;
+      }
+    }
+    w.pending.push_back(std::move(item));
+    ++pending_count_;
+    ++sent_;
+  }
+
   std::vector<writer> writers_;
-  std::size_t pending_count_ = 0;
+  std::size_t& pending_count_;  // the port's, so that has_pending() needs no virtual call
   std::uint64_t sent_ = 0;
 };
 
@@ -205,7 +293,6 @@ template <class T, class E>
 class port_base : public output_port<T> {
  public:
   bool flush() override { return writers_.flush(); }
-  bool has_pending() const noexcept override { return writers_.has_pending(); }
   void notify_consumers() noexcept override { writers_.notify_consumers(); }
   void request_space_notification() noexcept override { writers_.request_space_notification(); }
   void blocked_edges(std::vector<edge_base*>& out) const override { writers_.blocked_edges(out); }
@@ -214,7 +301,7 @@ class port_base : public output_port<T> {
   std::string describe() const override { return writers_.describe(); }
 
  protected:
-  explicit port_base(std::vector<edge<E>*> edges) : writers_(std::move(edges)) {}
+  explicit port_base(std::vector<edge<E>*> edges) : writers_(std::move(edges), this->pending_) {}
 
   // send_if's search: the chosen replica, then (round-robin, random) the others in turn.
   template <class Policy, class Push>
@@ -234,23 +321,70 @@ class port_base : public output_port<T> {
 };
 
 // Plain routing: one item to one replica.
+//
+// Round-robin sends runs of `round_robin_burst` items to each replica in turn: the same
+// share for every replica, but each edge receives batches instead of a trickle, so
+// consumers wake once per batch, and the items of a run take output_port::send's inline
+// path (this is what lets fused farms, with n x m edges, pay off).
 template <class T, class Policy>
 class routing_port final : public port_base<T, T> {
  public:
   routing_port(std::vector<edge<T>*> edges, Policy policy, std::size_t seed)
-      : port_base<T, T>(std::move(edges)), chooser_(std::move(policy), seed) {}
+      : port_base<T, T>(std::move(edges)), chooser_(std::move(policy), seed) {
+    if (this->writers_.size() == 1) {
+      // Every policy picks the only edge (replica_chooser returns 0 without asking).
+      open_run(0, std::numeric_limits<std::size_t>::max());
+    } else if constexpr (uses_runs) {
+      open_run(0, round_robin_burst);
+    }
+  }
 
-  void send(T&& item) override {
+  void route(T&& item) override {
+    if constexpr (uses_runs) {
+      if (this->writers_.size() > 1) {
+        // The window of the current run was full (the item may have to wait in the
+        // edge's buffer), or the run is over.
+        if (this->run_left_ == 0) open_run(next_replica(current_), round_robin_burst);
+        --this->run_left_;
+        this->writers_.push(current_, std::move(item));
+        return;
+      }
+    }
     this->writers_.push(chooser_.choose(item, this->writers_), std::move(item));
   }
   bool send_if(T& item, std::size_t max_queue_length) override {
-    return this->template push_if_short<Policy>(
-        chooser_.choose(item, this->writers_), max_queue_length,
-        [&](std::size_t i) { this->writers_.push(i, std::move(item)); });
+    std::size_t first = 0;
+    if constexpr (uses_runs) {
+      first = this->run_left_ == 0 ? next_replica(current_) : current_;
+    } else {
+      first = chooser_.choose(item, this->writers_);
+    }
+    return this->template push_if_short<Policy>(first, max_queue_length, [&](std::size_t i) {
+      if constexpr (uses_runs) {
+        if (this->writers_.size() > 1) {
+          if (i != current_ || this->run_left_ == 0) open_run(i, round_robin_burst);
+          --this->run_left_;
+        }
+      }
+      this->writers_.push(i, std::move(item));
+    });
   }
 
  private:
+  static constexpr bool uses_runs = std::is_same_v<Policy, round_robin>;
+  static constexpr std::size_t round_robin_burst = 16;
+
+  std::size_t next_replica(std::size_t i) const noexcept {
+    return i + 1 == this->writers_.size() ? 0 : i + 1;
+  }
+  void open_run(std::size_t replica, std::size_t length) noexcept {
+    current_ = replica;
+    this->run_ = &this->writers_.window(replica);
+    this->run_left_ = length;
+  }
+
   replica_chooser<T, Policy> chooser_;
+  std::size_t current_ = 0;
 };
 
 // Broadcast: every replica gets the same item through one shared, immutable copy.
@@ -261,7 +395,7 @@ class broadcast_port final : public port_base<T, std::shared_ptr<const T>> {
   explicit broadcast_port(std::vector<edge<element>*> edges)
       : port_base<T, element>(std::move(edges)) {}
 
-  void send(T&& item) override {
+  void route(T&& item) override {
     element shared = std::make_shared<const T>(std::move(item));  // one allocation
     for (std::size_t i = 0; i < this->writers_.size(); ++i) this->writers_.push(i, element(shared));
   }
@@ -269,7 +403,7 @@ class broadcast_port final : public port_base<T, std::shared_ptr<const T>> {
     for (std::size_t i = 0; i < this->writers_.size(); ++i) {
       if (this->writers_.queue_length(i) >= max_queue_length) return false;
     }
-    send(std::move(item));
+    route(std::move(item));
     return true;
   }
 };
@@ -282,7 +416,7 @@ class sequencing_port final : public port_base<T, sequenced<T>> {
   sequencing_port(std::vector<edge<element>*> edges, Policy policy, std::size_t seed)
       : port_base<T, element>(std::move(edges)), chooser_(std::move(policy), seed) {}
 
-  void send(T&& item) override {
+  void route(T&& item) override {
     const std::size_t i = chooser_.choose(item, this->writers_);
     this->writers_.push(i, element{next_seq_++, std::move(item)});
   }
@@ -310,10 +444,10 @@ class tagging_port final : public port_base<T, sequenced<T>> {
   void begin_item(std::uint64_t seq) noexcept { current_ = seq; }
   void end_item() { this->writers_.push(0, element{current_, std::nullopt}); }
 
-  void send(T&& item) override { this->writers_.push(0, element{current_, std::move(item)}); }
+  void route(T&& item) override { this->writers_.push(0, element{current_, std::move(item)}); }
   bool send_if(T& item, std::size_t max_queue_length) override {
     if (this->writers_.queue_length(0) >= max_queue_length) return false;
-    send(std::move(item));
+    route(std::move(item));
     return true;
   }
 

@@ -181,6 +181,8 @@ struct map_node : node<In, Out> {
   F f;
   explicit map_node(F fn) : f(std::move(fn)) {}
   void consume(In& item) { this->send_next(f(item)); }
+  // One output per input: node_task may pass whole batches (node_task::consume_batch).
+  Out apply(In& item) { return f(item); }
 };
 
 template <class F, class T>
@@ -234,6 +236,9 @@ struct generator_node : node<void, Out> {
     this->send_next(f(next++));
     return next != count;
   }
+  // Counted: node_task may make whole batches (node_task::consume_some).
+  std::size_t remaining() const { return count - next; }
+  Out make_next() { return f(next++); }
 };
 
 template <class F, class Out>

@@ -70,6 +70,7 @@ class graph_state {
   // Records the first failure and cancels the graph: every task drops its input and ends.
   void fail(const std::string& node, std::exception_ptr error);
   bool cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
+  const std::atomic<bool>& cancelled_flag() const noexcept { return cancelled_; }
   // Called by a task as its last step.
   void task_finished();
   // Blocks until every task has finished; rethrows a node's failure as node_error.

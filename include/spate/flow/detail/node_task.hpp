@@ -3,6 +3,8 @@
 // to the budget (merging the input edges round-robin); wake consumers of what was sent and
 // producers that were waiting for room; then go idle, or end the stream: on_stop() once
 // all inputs are closed and drained, flush, close the outputs, finish.
+#include <algorithm>
+#include <concepts>
 #include <exception>
 #include <memory>
 #include <type_traits>
@@ -45,6 +47,16 @@ class node_task final : public node_task_base {
   using element = typename input_element<in_type, Mode>::type;
   static constexpr bool is_source = std::is_void_v<in_type>;
   static constexpr bool is_sink = std::is_void_v<out_type>;
+  // Sources that know how many items are left and make them one by one (flow::generate).
+  static constexpr bool counted_source = is_source && requires(N & n) {
+    { n.remaining() } -> std::convertible_to<std::size_t>;
+    { n.make_next() } -> std::same_as<out_type>;
+  };
+  // Nodes with `Out apply(In&)` emit exactly one item per input (flow::map).
+  static constexpr bool one_to_one = std::is_same_v<Mode, plain_input> && !is_source && !is_sink &&
+                                     requires(N & n, element& item) {
+    { n.apply(item) } -> std::same_as<out_type>;
+  };
 
   static_assert(
       !std::is_same_v<Mode, shared_input> ||
@@ -77,7 +89,8 @@ class node_task final : public node_task_base {
     }
   }
 
-  resume_result resume(std::size_t budget) override {
+  resume_result resume(std::size_t pool_budget) override {
+    const std::size_t budget = items_per_activation(pool_budget);
     stats_.activations.store(stats_.activations.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
     if (graph().cancelled()) return end_cancelled(port_ptr(), inputs_);
@@ -134,6 +147,20 @@ class node_task final : public node_task_base {
   std::size_t consume_some(std::size_t budget) {
     std::size_t handled = 0;
     if constexpr (is_source) {
+      if constexpr (counted_source) {
+        // Straight into the output window while a run has room.
+        while (handled < budget && node_.remaining() != 0) {
+          std::size_t sent = 0;
+          if (!guarded([&] {
+                sent = port_->send_many(std::min(node_.remaining(), budget - handled),
+                                        [&](std::size_t) { return node_.make_next(); });
+              })) {
+            return handled;
+          }
+          if (sent == 0) break;
+          handled += sent;
+        }
+      }
       while (handled < budget) {
         produce_status status = produce_status::more;
         if (!guarded([&] { status = produce_once(); })) return handled;
@@ -148,21 +175,50 @@ class node_task final : public node_task_base {
       count_out();
       return handled;
     } else {
+      // Inputs are merged a batch at a time: everything readable on one edge (up to the
+      // budget), then the next edge. Each batch costs one read of the producer's index and
+      // one store of ours.
       const std::size_t n = inputs_.size();
       std::size_t empty_in_a_row = 0;
-      while (handled < budget && empty_in_a_row < n) {
+      bool blocked = false;
+      while (handled < budget && empty_in_a_row < n && !blocked) {
         edge<element>* e = inputs_[next_input_];
-        element* item = e->ring.front();
-        if (item == nullptr) {
+        next_input_ = next_input_ + 1 == n ? 0 : next_input_ + 1;
+        const auto batch = e->ring.readable(budget - handled);
+        if (batch.size() == 0) {
           ++empty_in_a_row;
-          next_input_ = next_input_ + 1 == n ? 0 : next_input_ + 1;
           continue;
         }
         empty_in_a_row = 0;
-        if (!guarded([&] { deliver(*item); })) return handled;
-        e->ring.pop();
-        ++handled;
-        if (has_port() && port_->has_pending()) break;
+        std::size_t done = 0;
+        while (done < batch.size()) {
+          if constexpr (one_to_one) {
+            // Straight from the input batch into the output window; one item through
+            // the policy (send) when no run has room.
+            std::size_t sent = 0;
+            if (!guarded([&] {
+                  sent = port_->send_many(batch.size() - done, [&](std::size_t k) {
+                    return node_.apply(batch[done + k]);
+                  });
+                })) {
+              e->ring.pop_n(done);  // the failed run's inputs stay, moved-from, in the ring
+              return handled + done;
+            }
+            done += sent;
+            if (sent != 0) continue;
+          }
+          if (!guarded([&] { deliver(batch[done]); })) {
+            e->ring.pop_n(done);
+            return handled + done;
+          }
+          ++done;
+          if (has_port() && port_->has_pending()) {
+            blocked = true;
+            break;
+          }
+        }
+        e->ring.pop_n(done);
+        handled += done;
       }
       stats_.items_in.store(stats_.items_in.load(std::memory_order_relaxed) + handled,
                             std::memory_order_relaxed);
@@ -241,7 +297,8 @@ class collector_task final : public node_task_base {
            describe_edges(inputs_) + " pending=" + std::to_string(port_->has_pending());
   }
 
-  resume_result resume(std::size_t budget) override {
+  resume_result resume(std::size_t pool_budget) override {
+    const std::size_t budget = items_per_activation(pool_budget);
     if (graph().cancelled()) return end_cancelled(port_.get(), inputs_);
     if (!port_->flush()) return wait_for_output(*port_, inputs_);
     std::size_t handled = 0;

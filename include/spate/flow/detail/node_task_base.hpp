@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spate/flow/detail/graph_state.hpp"
@@ -36,6 +37,8 @@ class node_task_base : public task {
   int state_for_diagnostics() const noexcept { return state_.load(std::memory_order_relaxed); }
 
   void set_executor(executor* e) noexcept { executor_ = e; }
+  // Items one activation may handle; 0 takes the executor's budget (graph_options).
+  void set_items_per_activation(std::size_t n) noexcept { items_per_activation_ = n; }
   executor* get_executor() const noexcept { return executor_; }
   const std::string& name() const noexcept { return stats_.name; }
   node_stats& stats() noexcept { return stats_; }
@@ -43,6 +46,7 @@ class node_task_base : public task {
   // graph_state::start() hands every task its reference and the first activation.
   void launch(std::shared_ptr<graph_state> graph) {
     graph_ = std::move(graph);
+    graph_cancelled_ = &graph_->cancelled_flag();
     executor_->schedule(this);
   }
 
@@ -54,27 +58,34 @@ class node_task_base : public task {
   // Publishes idle, then asks `more_work` (which must read only atomics that producers
   // write); takes the activation back when it says yes. Returns the result for resume().
   //
-  // Once idle is published, another activation of this task may run, and even finish (and
-  // move graph_ out). `keep` is taken before: it keeps the graph — and so this task and its
-  // edges — alive through the check, which reads no member written by activations.
+  // Once idle is published, another activation of this task may run, and even finish: the
+  // graph, this task and its edges could then be destroyed under the check. `idle_checks_`
+  // says a check is running; finish() waits for it before letting go of the graph. (Holding
+  // a copy of the graph's shared_ptr here instead costs two atomic operations on one
+  // counter that every task of the graph shares, on every idle transition.)
   template <class MoreWork>
   resume_result go_idle(MoreWork&& more_work) noexcept {
-    const std::shared_ptr<graph_state> keep = graph_;
+    idle_checks_.fetch_add(1, std::memory_order_relaxed);  // ordered by the release below
     state_.store(idle, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (more_work() || keep->cancelled()) {
+    resume_result result = resume_result::awaiting;
+    if (more_work() || graph_cancelled_->load(std::memory_order_relaxed)) {
       int expected = idle;
       if (state_.compare_exchange_strong(expected, scheduled, std::memory_order_acq_rel)) {
-        return resume_result::resume_later;
+        result = resume_result::resume_later;
       }
     }
-    return resume_result::awaiting;
+    idle_checks_.fetch_sub(1, std::memory_order_release);  // the last access to this task
+    return result;
   }
 
   // The last step of a task: marks it finished and drops its reference to the graph (which
   // may destroy the graph, this task included: nothing may follow but `return`).
   resume_result finish() noexcept {
     state_.store(finished, std::memory_order_release);
+    // An earlier activation's idle check may still be reading this task (go_idle). It is a
+    // few loads long, so waiting for it is short.
+    while (idle_checks_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     std::shared_ptr<graph_state> last = std::move(graph_);
     last->task_finished();
     last.reset();
@@ -124,12 +135,20 @@ class node_task_base : public task {
   // edge is empty. A consumer clearing it could swallow a request the producer made after
   // refilling the ring (the notify then lands while the producer still runs, its re-check
   // sees a full ring, and nobody wakes it again). Notifying a running task is one load.
+  //
+  // A producer is woken once its edge has drained to the resume level (edge.hpp); its own
+  // idle check in wait_for_output asks the same question, so one side always sees the
+  // other. `unconditionally` is for a consumer that ends early (cancellation).
   template <class Edges>
-  static void release_waiting_producers(const Edges& inputs) noexcept {
+  static void release_waiting_producers(const Edges& inputs,
+                                        bool unconditionally = false) noexcept {
     if (inputs.empty()) return;
     std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the producer's go_idle
     for (auto* e : inputs) {
-      if (e->producer_waiting.load(std::memory_order_relaxed)) e->producer->notify_after_fence();
+      if (e->producer_waiting.load(std::memory_order_relaxed) &&
+          (unconditionally || e->has_room_to_resume())) {
+        e->producer->notify_after_fence();
+      }
     }
   }
 
@@ -150,7 +169,7 @@ class node_task_base : public task {
     port.blocked_edges(blocked);
     return go_idle([&] {
       for (auto* e : blocked) {
-        if (e->size_approx() < e->capacity()) return true;
+        if (e->has_room_to_resume()) return true;
       }
       return false;
     });
@@ -160,9 +179,13 @@ class node_task_base : public task {
   // for us, let producers waiting on our inputs go, and end.
   template <class Port, class Edges>
   resume_result end_cancelled(Port* port, const Edges& inputs) noexcept {
-    release_waiting_producers(inputs);
+    release_waiting_producers(inputs, true);
     if (port != nullptr) port->close();
     return finish();
+  }
+
+  std::size_t items_per_activation(std::size_t pool_budget) const noexcept {
+    return items_per_activation_ != 0 ? items_per_activation_ : pool_budget;
   }
 
   std::atomic<int> state_{scheduled};
@@ -170,7 +193,10 @@ class node_task_base : public task {
 
  private:
   executor* executor_ = nullptr;
+  std::size_t items_per_activation_ = 0;
   std::shared_ptr<graph_state> graph_;
+  const std::atomic<bool>* graph_cancelled_ = nullptr;
+  std::atomic<int> idle_checks_{0};
 };
 
 }  // namespace spate::flow::detail
