@@ -20,6 +20,23 @@ spate::scheduler_config flow_scheduler(const bench_params& p) {
   return spate_config(p).scheduler;
 }
 
+// How the pool spent the run: activations, steals, parks and idle time over all workers
+// (what tells a scheduling problem from a slow operator).
+void add_pool_metrics(json& m, const spate::worker_pool& pool) {
+  std::uint64_t tasks = 0, steals = 0, parks = 0;
+  double idle_ms = 0;
+  for (const auto& w : pool.stats()) {
+    tasks += w.tasks_run;
+    steals += w.steals;
+    parks += w.parks;
+    idle_ms += double(w.idle.count()) / 1e6;
+  }
+  m["activations"] = tasks;
+  m["steals"] = steals;
+  m["parks"] = parks;
+  m["idle_ms"] = idle_ms;
+}
+
 template <class T>
 auto forwarder() {
   return flow::map([](T& item) { return std::move(item); });
@@ -57,10 +74,19 @@ json prodcons(const bench_params& p) {
   return m;
 }
 
-// A chain of `Forwarders` nodes between a source and a sink (compile-time length).
-template <class Source, class Sink, std::size_t... I>
-auto forwarding_chain(Source source, Sink sink, std::index_sequence<I...>) {
-  return flow::pipeline(std::move(source), ((void)I, forwarder<stamp>())..., std::move(sink));
+// A forwarder written as a user-defined node: consume() and send_next() per item, where
+// flow::map (forwarder) lets the runtime move whole batches. nodes_vs_cores measures both.
+template <class T>
+struct forwarding_node : flow::node<T, T> {
+  void consume(T& item) { this->send_next(std::move(item)); }
+};
+
+// A chain of forwarding nodes between a source and a sink (compile-time length).
+template <class Forwarder = decltype(forwarder<stamp>()), class Source, class Sink,
+          std::size_t... I>
+auto forwarding_chain(Source source, Sink sink, std::index_sequence<I...>,
+                      Forwarder forward = forwarder<stamp>()) {
+  return flow::pipeline(std::move(source), ((void)I, forward)..., std::move(sink));
 }
 
 // latency_chain: an external thread feeds the graph's source at a fixed rate (through the
@@ -115,14 +141,15 @@ json farm_chain(const bench_params& p) {
   timed_run(m, [&] { g.run(pool); });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("farm_chain: wrong checksum");
   m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_pool_metrics(m, pool);
   std::size_t routers = 0;
   for (const auto& node : g.nodes()) routers += node.kind == "router" ? 1 : 0;
   m["routers"] = routers;
   return m;
 }
 
-template <std::size_t Nodes>
-json nodes_vs_cores_with(const bench_params& p) {
+template <std::size_t Nodes, class Forwarder>
+json nodes_vs_cores_with(const bench_params& p, Forwarder forward) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   spate::worker_pool pool(flow_scheduler(p));
   std::vector<std::int64_t> samples;
@@ -140,28 +167,37 @@ json nodes_vs_cores_with(const bench_params& p) {
                            samples.push_back(now_ns() - s.sent_ns);
                          }
                        }),
-                       std::make_index_sequence<Nodes - 2>{}));
+                       std::make_index_sequence<Nodes - 2>{}, forward));
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (received != n) throw std::runtime_error("nodes_vs_cores: lost items");
   m["items_per_s"] = double(n) / m["wall_s"].get<double>();
   add_latency_metrics(m, std::move(samples));
+  add_pool_metrics(m, pool);
   return m;
 }
 
-json nodes_vs_cores(const bench_params& p) {
+template <class Forwarder>
+json nodes_vs_cores_of(const bench_params& p, Forwarder forward) {
   switch (p.integer("nodes")) {
     case 8:
-      return nodes_vs_cores_with<8>(p);
+      return nodes_vs_cores_with<8>(p, forward);
     case 16:
-      return nodes_vs_cores_with<16>(p);
+      return nodes_vs_cores_with<16>(p, forward);
     case 32:
-      return nodes_vs_cores_with<32>(p);
+      return nodes_vs_cores_with<32>(p, forward);
     case 64:
-      return nodes_vs_cores_with<64>(p);
+      return nodes_vs_cores_with<64>(p, forward);
     default:
       throw usage_error("nodes_vs_cores: --nodes must be 8, 16, 32 or 64");
   }
+}
+
+json nodes_vs_cores(const bench_params& p) {
+  const std::string kind = p.text("forwarder");
+  if (kind == "map") return nodes_vs_cores_of(p, forwarder<stamp>());
+  if (kind == "node") return nodes_vs_cores_of(p, flow::make_stage<forwarding_node<stamp>>());
+  throw usage_error("nodes_vs_cores: --forwarder must be map or node");
 }
 
 }  // namespace

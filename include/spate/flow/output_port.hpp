@@ -106,7 +106,9 @@ struct sequenced {
 template <class E>
 class edge_writers {
  public:
-  static constexpr std::uint32_t notify_batch = 32;
+  // Items per write window, and per wake-up of a running producer's consumer. As long as a
+  // round-robin run, so that a run fills one window and is published as it ends.
+  static constexpr std::uint32_t notify_batch = round_robin::run_length;
 
   edge_writers(std::vector<edge<E>*> edges, std::size_t& pending_count)
       : writers_(edges.size()), pending_count_(pending_count) {
@@ -119,6 +121,17 @@ class edge_writers {
   std::size_t queue_length(std::size_t i) const noexcept {
     const writer& w = writers_[i];
     return w.target->ring.size_approx() + w.window.written() + w.pending.size();
+  }
+
+  // A run of items to edge i is over: publish them now rather than when the window fills
+  // (the next run goes elsewhere, and the window might not fill before the activation ends).
+  void end_run(std::size_t i) noexcept {
+    writer& w = writers_[i];
+    commit(w);
+    if (w.unnotified >= notify_batch) {
+      w.unnotified = 0;
+      w.target->consumer->notify();
+    }
   }
 
   void push(std::size_t i, E&& item) {
@@ -281,7 +294,7 @@ class replica_chooser {
       std::is_same_v<Policy, round_robin> || std::is_same_v<Policy, random_choice>;
 
  private:
-  static constexpr std::size_t round_robin_burst = 16;
+  static constexpr std::size_t round_robin_burst = round_robin::run_length;
   Policy policy_;
   std::size_t next_ = 0;
   std::size_t burst_ = 0;
@@ -344,7 +357,10 @@ class routing_port final : public port_base<T, T> {
       if (this->writers_.size() > 1) {
         // The window of the current run was full (the item may have to wait in the
         // edge's buffer), or the run is over.
-        if (this->run_left_ == 0) open_run(next_replica(current_), round_robin_burst);
+        if (this->run_left_ == 0) {
+          this->writers_.end_run(current_);
+          open_run(next_replica(current_), round_robin_burst);
+        }
         --this->run_left_;
         this->writers_.push(current_, std::move(item));
         return;
@@ -362,7 +378,10 @@ class routing_port final : public port_base<T, T> {
     return this->template push_if_short<Policy>(first, max_queue_length, [&](std::size_t i) {
       if constexpr (uses_runs) {
         if (this->writers_.size() > 1) {
-          if (i != current_ || this->run_left_ == 0) open_run(i, round_robin_burst);
+          if (i != current_ || this->run_left_ == 0) {
+            this->writers_.end_run(current_);
+            open_run(i, round_robin_burst);
+          }
           --this->run_left_;
         }
       }
@@ -372,7 +391,7 @@ class routing_port final : public port_base<T, T> {
 
  private:
   static constexpr bool uses_runs = std::is_same_v<Policy, round_robin>;
-  static constexpr std::size_t round_robin_burst = 16;
+  static constexpr std::size_t round_robin_burst = round_robin::run_length;
 
   std::size_t next_replica(std::size_t i) const noexcept {
     return i + 1 == this->writers_.size() ? 0 : i + 1;

@@ -7,7 +7,12 @@
 
 namespace spate::flow {
 
-struct round_robin {};  // the default ("forward" in FastFlow's terms)
+// The default ("forward" in FastFlow's terms). Items go to the replicas in turn, in runs
+// of `run_length`: every replica gets the same share (to within one run), and each edge
+// receives a batch at a time, which its consumer takes in one activation.
+struct round_robin {
+  static constexpr std::size_t run_length = 128;
+};
 struct random_choice {};
 struct least_loaded {};  // the replica with the shortest input queue
 struct broadcast {};     // every replica; one shared, reference-counted copy

@@ -147,21 +147,22 @@ class node_task final : public node_task_base {
   std::size_t consume_some(std::size_t budget) {
     std::size_t handled = 0;
     if constexpr (is_source) {
-      if constexpr (counted_source) {
-        // Straight into the output window while a run has room.
-        while (handled < budget && node_.remaining() != 0) {
-          std::size_t sent = 0;
-          if (!guarded([&] {
-                sent = port_->send_many(std::min(node_.remaining(), budget - handled),
-                                        [&](std::size_t) { return node_.make_next(); });
-              })) {
-            return handled;
-          }
-          if (sent == 0) break;
-          handled += sent;
-        }
-      }
       while (handled < budget) {
+        if constexpr (counted_source) {
+          // Straight into the output window while a run has room; one item through the
+          // policy (produce) when none has.
+          if (node_.remaining() != 0) {
+            std::size_t sent = 0;
+            if (!guarded([&] {
+                  sent = port_->send_many(std::min(node_.remaining(), budget - handled),
+                                          [&](std::size_t) { return node_.make_next(); });
+                })) {
+              return handled;
+            }
+            handled += sent;
+            if (sent != 0) continue;
+          }
+        }
         produce_status status = produce_status::more;
         if (!guarded([&] { status = produce_once(); })) return handled;
         if (status == produce_status::ended) {
