@@ -348,7 +348,9 @@ class routing_port final : public port_base<T, T> {
       // Every policy picks the only edge (replica_chooser returns 0 without asking).
       open_run(0, std::numeric_limits<std::size_t>::max());
     } else if constexpr (uses_runs) {
-      open_run(0, round_robin_burst);
+      // Producers of a fused farm start their rounds at different replicas; starting
+      // together, they would all fill the same replica's queues at the same time.
+      open_run(seed % this->writers_.size(), round_robin_burst);
     }
   }
 
