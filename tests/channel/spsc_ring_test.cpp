@@ -112,3 +112,23 @@ TEST(spsc_ring, windows_and_batches_transfer_in_order_across_threads) {
   producer.join();
   EXPECT_EQ(ring.readable(1).size(), 0u);
 }
+
+TEST(spsc_ring, contiguous_runs_stop_where_the_ring_wraps) {
+  spate::spsc_ring<int> ring(8);
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(ring.try_push(i));
+  int out = -1;
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(ring.try_pop(out));  // head and tail now at 6
+  auto window = ring.reserve(8);
+  // Slots 6 and 7, then the ring wraps to 0: two calls fill the window.
+  EXPECT_EQ(window.emplace_contiguous(8, [](std::size_t k) { return 100 + int(k); }), 2u);
+  EXPECT_EQ(window.emplace_contiguous(8, [](std::size_t k) { return 200 + int(k); }), 6u);
+  EXPECT_TRUE(window.full());
+  ring.commit(window);
+  const auto batch = ring.readable(8);
+  ASSERT_EQ(batch.size(), 8u);
+  ASSERT_EQ(batch.contiguous(0), 2u);
+  EXPECT_EQ(batch.contiguous_data(0)[1], 101);
+  ASSERT_EQ(batch.contiguous(2), 6u);
+  for (std::size_t k = 0; k < 6; ++k) EXPECT_EQ(batch.contiguous_data(2)[k], 200 + int(k));
+  ring.pop_n(8);
+}

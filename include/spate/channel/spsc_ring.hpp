@@ -25,6 +25,8 @@ class spsc_ring {
     alignas(T) unsigned char storage[sizeof(T)];
     T* get() noexcept { return std::launder(reinterpret_cast<T*>(storage)); }
   };
+  // Neighbouring slots hold neighbouring elements (read_batch::contiguous_data).
+  static_assert(sizeof(slot) == sizeof(T));
 
  public:
   // Capacity is rounded up to a power of two (so index wrap is a mask, not a division).
@@ -70,6 +72,27 @@ class spsc_ring {
     void emplace(U&& value) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
       ::new (&slots_[next_ & mask_].storage) T(std::forward<U>(value));
       ++next_;
+    }
+    // Constructs up to `max` elements from make(0), make(1), ... in slots that lie next to
+    // each other (up to where the ring wraps); returns how many. A plain loop over
+    // neighbouring slots, which the compiler may vectorise. If make() throws, the elements
+    // made before it stay in the window.
+    template <class Make>
+    std::size_t emplace_contiguous(std::size_t max, Make&& make) {
+      const std::size_t at = next_ & mask_;
+      std::size_t n = end_ - next_;
+      if (max < n) n = max;
+      if (mask_ + 1 - at < n) n = mask_ + 1 - at;
+      slot* const out = slots_ + at;
+      std::size_t made = 0;
+      try {
+        for (; made < n; ++made) ::new (&out[made].storage) T(make(made));
+      } catch (...) {
+        next_ += made;
+        throw;
+      }
+      next_ += n;
+      return n;
     }
 
    private:
@@ -137,6 +160,14 @@ class spsc_ring {
       assert(k < count_);
       return *slots_[(head_ + k) & mask_].get();
     }
+    // The elements from the k-th on that lie next to each other in memory (up to where the
+    // ring wraps), and a pointer to the first: loops over them need no index masking.
+    std::size_t contiguous(std::size_t k) const noexcept {
+      const std::size_t at = (head_ + k) & mask_;
+      const std::size_t to_wrap = mask_ + 1 - at;
+      return count_ - k < to_wrap ? count_ - k : to_wrap;
+    }
+    T* contiguous_data(std::size_t k) const noexcept { return slots_[(head_ + k) & mask_].get(); }
 
    private:
     friend class spsc_ring;

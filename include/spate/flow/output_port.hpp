@@ -41,25 +41,21 @@ class output_port {
     route(std::move(item));
   }
   // For one-to-one operators: sends up to `n` items, the k-th made by `make(k)`, straight
-  // into the open run's window (kept in registers meanwhile, not re-read from memory after
-  // every item); returns how many were sent. 0 means no run has room: use send().
+  // into the open run's window, in loops over neighbouring slots; returns how many were
+  // sent. 0 means no run has room: use send(). If make() throws, the items already made
+  // stay in the window (they are committed, and destroyed, with the ring).
   template <class Make>
   std::size_t send_many(std::size_t n, Make&& make) {
     if (run_left_ == 0) return 0;
-    const std::size_t count = std::min({n, run_left_, run_->room()});
-    if (count == 0) return 0;
-    // Written back also when make() throws, so that every item already emplaced is
-    // committed (and destroyed) with the ring.
-    struct write_back {
-      output_port& port;
-      typename spsc_ring<Out>::write_window window;
-      std::size_t start_room;
-      ~write_back() {
-        port.run_left_ -= start_room - window.room();
-        *port.run_ = window;
-      }
-    } local{*this, *run_, run_->room()};
-    for (std::size_t k = 0; k < count; ++k) local.window.emplace(make(k));
+    auto& window = *run_;
+    const std::size_t count = std::min({n, run_left_, window.room()});
+    std::size_t sent = 0;
+    while (sent < count) {
+      const std::size_t first = sent;
+      sent +=
+          window.emplace_contiguous(count - sent, [&](std::size_t k) { return make(first + k); });
+    }
+    run_left_ -= count;
     return count;
   }
   virtual bool send_if(Out& item, std::size_t max_queue_length) = 0;

@@ -198,9 +198,9 @@ class node_task final : public node_task_base {
             // the policy (send) when no run has room.
             std::size_t sent = 0;
             if (!guarded([&] {
-                  sent = port_->send_many(batch.size() - done, [&](std::size_t k) {
-                    return node_.apply(batch[done + k]);
-                  });
+                  element* in = batch.contiguous_data(done);
+                  sent = port_->send_many(batch.contiguous(done),
+                                          [&](std::size_t k) { return node_.apply(in[k]); });
                 })) {
               e->ring.pop_n(done);  // the failed run's inputs stay, moved-from, in the ring
               return handled + done;
