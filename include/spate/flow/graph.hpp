@@ -84,8 +84,8 @@ auto single_port_factory() {
 // Identity node that applies a farm's policy in its output port.
 template <class T>
 struct router_node : node<T, T> {
-  void consume(T& item) { this->send_next(std::move(item)); }
   T apply(T& item) { return std::move(item); }  // one-to-one: batches pass straight through
+  void consume(T& item) { this->send_next(apply(item)); }
 };
 
 class builder {

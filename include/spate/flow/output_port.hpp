@@ -121,14 +121,7 @@ class edge_writers {
 
   // A run of items to edge i is over: publish them now rather than when the window fills
   // (the next run goes elsewhere, and the window might not fill before the activation ends).
-  void end_run(std::size_t i) noexcept {
-    writer& w = writers_[i];
-    commit(w);
-    if (w.unnotified >= notify_batch) {
-      w.unnotified = 0;
-      w.target->consumer->notify();
-    }
-  }
+  void end_run(std::size_t i) noexcept { publish(writers_[i]); }
 
   void push(std::size_t i, E&& item) {
     writer& w = writers_[i];
@@ -219,12 +212,18 @@ class edge_writers {
     w.unnotified += static_cast<std::uint32_t>(added);
   }
 
-  [[gnu::noinline]] void push_slow(writer& w, E&& item) {
+  // Commits, and wakes the consumer once a batch has built up since it was last told (the
+  // producer keeps running; the rest is told at the end of its activation).
+  void publish(writer& w) noexcept {
     commit(w);
     if (w.unnotified >= notify_batch) {
       w.unnotified = 0;
       w.target->consumer->notify();
     }
+  }
+
+  [[gnu::noinline]] void push_slow(writer& w, E&& item) {
+    publish(w);
     if (w.pending.empty()) {
       w.window = w.target->ring.reserve(notify_batch);
       if (!w.window.full()) {
@@ -254,11 +253,10 @@ class replica_chooser {
     const std::size_t n = writers.size();
     if (n == 1) return 0;
     if constexpr (std::is_same_v<Policy, round_robin>) {
-      // Runs of `round_robin_burst` items per replica: the same share for every replica,
-      // but each edge receives batches instead of a trickle, so consumers wake once per
-      // batch (this is what makes fused farms, with n x m edges, pay off).
+      // Runs of round_robin::run_length items per replica, as routing_port sends them
+      // (this per-item form serves the ports whose elements are not plain items).
       const std::size_t i = next_;
-      if (++burst_ == round_robin_burst) {
+      if (++burst_ == round_robin::run_length) {
         burst_ = 0;
         next_ = next_ + 1 == n ? 0 : next_ + 1;
       }
@@ -290,7 +288,6 @@ class replica_chooser {
       std::is_same_v<Policy, round_robin> || std::is_same_v<Policy, random_choice>;
 
  private:
-  static constexpr std::size_t round_robin_burst = round_robin::run_length;
   Policy policy_;
   std::size_t next_ = 0;
   std::size_t burst_ = 0;
@@ -331,7 +328,7 @@ class port_base : public output_port<T> {
 
 // Plain routing: one item to one replica.
 //
-// Round-robin sends runs of `round_robin_burst` items to each replica in turn: the same
+// Round-robin sends runs of round_robin::run_length items to each replica in turn: the same
 // share for every replica, but each edge receives batches instead of a trickle, so
 // consumers wake once per batch, and the items of a run take output_port::send's inline
 // path (this is what lets fused farms, with n x m edges, pay off).
@@ -346,7 +343,7 @@ class routing_port final : public port_base<T, T> {
     } else if constexpr (uses_runs) {
       // Producers of a fused farm start their rounds at different replicas; starting
       // together, they would all fill the same replica's queues at the same time.
-      open_run(seed % this->writers_.size(), round_robin_burst);
+      open_run(seed % this->writers_.size(), round_robin::run_length);
     }
   }
 
@@ -355,10 +352,7 @@ class routing_port final : public port_base<T, T> {
       if (this->writers_.size() > 1) {
         // The window of the current run was full (the item may have to wait in the
         // edge's buffer), or the run is over.
-        if (this->run_left_ == 0) {
-          this->writers_.end_run(current_);
-          open_run(next_replica(current_), round_robin_burst);
-        }
+        if (this->run_left_ == 0) switch_run(next_replica(current_));
         --this->run_left_;
         this->writers_.push(current_, std::move(item));
         return;
@@ -376,10 +370,7 @@ class routing_port final : public port_base<T, T> {
     return this->template push_if_short<Policy>(first, max_queue_length, [&](std::size_t i) {
       if constexpr (uses_runs) {
         if (this->writers_.size() > 1) {
-          if (i != current_ || this->run_left_ == 0) {
-            this->writers_.end_run(current_);
-            open_run(i, round_robin_burst);
-          }
+          if (i != current_ || this->run_left_ == 0) switch_run(i);
           --this->run_left_;
         }
       }
@@ -389,7 +380,6 @@ class routing_port final : public port_base<T, T> {
 
  private:
   static constexpr bool uses_runs = std::is_same_v<Policy, round_robin>;
-  static constexpr std::size_t round_robin_burst = round_robin::run_length;
 
   std::size_t next_replica(std::size_t i) const noexcept {
     return i + 1 == this->writers_.size() ? 0 : i + 1;
@@ -398,6 +388,11 @@ class routing_port final : public port_base<T, T> {
     current_ = replica;
     this->run_ = &this->writers_.window(replica);
     this->run_left_ = length;
+  }
+  // The current run is over (or the item goes elsewhere): publish it, start one at `replica`.
+  void switch_run(std::size_t replica) noexcept {
+    this->writers_.end_run(current_);
+    open_run(replica, round_robin::run_length);
   }
 
   replica_chooser<T, Policy> chooser_;

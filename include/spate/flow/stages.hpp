@@ -180,9 +180,10 @@ template <class F, class In, class Out>
 struct map_node : node<In, Out> {
   F f;
   explicit map_node(F fn) : f(std::move(fn)) {}
-  void consume(In& item) { this->send_next(f(item)); }
-  // One output per input: node_task may pass whole batches (node_task::consume_batch).
+  // One output per input: node_task moves whole batches through apply(); consume() is the
+  // per-item form of the same thing.
   Out apply(In& item) { return f(item); }
+  void consume(In& item) { this->send_next(apply(item)); }
 };
 
 template <class F, class T>
