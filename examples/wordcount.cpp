@@ -12,11 +12,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -53,27 +51,16 @@ struct counter : flow::node<std::string, word_counts> {
 
 int main(int argc, char** argv) {
   CLI::App app{"spate word count: a streaming job over a bundled novel"};
-  std::string file = "data/wordcount/book.dat";
-  int replay = 100;
-  std::size_t parallelism = 2, top = 10;
-  app.add_option("--file", file, "text to count, one paragraph per line")->check(CLI::ExistingFile);
-  app.add_option("--replay", replay, "stream the text this many times")
-      ->check(CLI::Range(1, 1000000));
+  wordcount::text_options text;
+  std::size_t parallelism = 2;
+  wordcount::add_text_options(app, text);
   app.add_option("--parallelism", parallelism, "replicas of the splitter and counter farms")
       ->check(CLI::Range(1, 256));
-  app.add_option("--top", top, "how many of the most frequent words to print");
   spate::scheduler_config scheduler;
-  try {
-    scheduler.apply_environment();
-    auto rest = scheduler.apply_command_line(argc, argv);  // --spate.threads=N etc.
-    std::vector<std::string> args(rest.rbegin(), rest.rend());
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const spate::config_error& e) {
-    std::cerr << e.what() << '\n';
-    return 2;
+  if (auto exit_code = wordcount::parse_command_line(app, scheduler, argc, argv)) {
+    return *exit_code;
   }
+  const auto& [file, replay, top] = text;
 
   const std::vector<std::string> lines = wordcount::read_lines(file);
   std::cerr << "spate word count: " << file << ", " << lines.size() << " lines x " << replay
@@ -98,40 +85,22 @@ int main(int argc, char** argv) {
                      }).named("merger")));
 
   spate::worker_pool pool(scheduler);
-  const auto start = std::chrono::steady_clock::now();
-  auto seconds = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  std::atomic<bool> finished{false};
-  std::thread reporter([&] {
-    while (!finished.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-      if (finished.load()) break;
-      std::uint64_t n = 0;
-      for (auto& p : progress) n += p->load(std::memory_order_relaxed);
-      std::cerr << "  " << std::fixed << std::setprecision(2) << seconds() << " s: " << n
-                << " words counted, " << std::setprecision(1) << n / seconds() / 1e6
-                << " M words/s\n";
-    }
+  wordcount::progress_reporter reporter(std::chrono::milliseconds(250), [&] {
+    std::uint64_t n = 0;
+    for (auto& p : progress) n += p->load(std::memory_order_relaxed);
+    return n;
   });
   try {
     job.run(pool);
   } catch (const flow::node_error& e) {
-    finished = true;
-    reporter.join();
+    reporter.stop();
     std::cerr << e.what() << '\n';
     return 1;
   }
-  const double elapsed = seconds();
-  finished = true;
-  reporter.join();
+  const double elapsed = reporter.seconds();
+  reporter.stop();
 
-  std::uint64_t words = 0;
-  for (const auto& [w, n] : total) words += n;
-  std::cout << "counted " << words << " words (" << total.size() << " distinct) in " << std::fixed
-            << std::setprecision(3) << elapsed << " s: " << std::setprecision(2)
-            << words / elapsed / 1e6 << " M words/s, " << line_count / elapsed / 1e6
-            << " M lines/s\n";
+  wordcount::print_summary(total, elapsed, line_count);
   wordcount::print_top(total, top);
   std::cout << "per node (items in / out):\n";
   for (const auto& n : job.nodes()) {

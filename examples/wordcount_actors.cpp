@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -63,27 +62,17 @@ struct splitter : spate::typed_actor<splitter, line, drain> {
 
 int main(int argc, char** argv) {
   CLI::App app{"spate word count (actors)"};
-  std::string file = "data/wordcount/book.dat";
-  int replay = 100;
-  std::size_t splitters = 4, counters = 4, top = 10;
-  app.add_option("--file", file, "text to count, one paragraph per line")->check(CLI::ExistingFile);
-  app.add_option("--replay", replay, "read the text this many times")->check(CLI::Range(1, 100000));
+  wordcount::text_options text;
+  std::size_t splitters = 4, counters = 4;
+  wordcount::add_text_options(app, text);
   app.add_option("--splitters", splitters, "splitter actors")->check(CLI::Range(1, 1024));
   app.add_option("--counters", counters, "counter actors (words are partitioned by hash)")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--top", top, "how many of the most frequent words to print");
   spate::actor_system_config config;
-  try {
-    config.scheduler.apply_environment();
-    auto rest = config.scheduler.apply_command_line(argc, argv);
-    std::vector<std::string> args(rest.rbegin(), rest.rend());
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const spate::config_error& e) {
-    std::cerr << e.what() << '\n';
-    return 2;
+  if (auto exit_code = wordcount::parse_command_line(app, config.scheduler, argc, argv)) {
+    return *exit_code;
   }
+  const auto& [file, replay, top] = text;
 
   const std::vector<std::string> lines = wordcount::read_lines(file);
   std::cerr << "spate word count: " << file << " (" << lines.size() << " lines) x " << replay
@@ -100,21 +89,8 @@ int main(int argc, char** argv) {
     splitter_actors.push_back(system.spawn<splitter>(counter_actors));
   }
 
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  std::atomic<bool> finished{false};
-  std::thread progress([&] {
-    while (!finished.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      if (finished.load()) break;
-      const auto n = counted.load();
-      std::cerr << "  " << std::fixed << std::setprecision(1) << elapsed() << " s: " << n
-                << " words counted (" << std::setprecision(2) << n / elapsed() / 1e6
-                << " M words/s)\n";
-    }
-  });
+  wordcount::progress_reporter reporter(std::chrono::milliseconds(500),
+                                        [&] { return counted.load(); });
 
   std::size_t next = 0;
   for (int r = 0; r < replay; ++r) {
@@ -130,15 +106,10 @@ int main(int argc, char** argv) {
   for (auto& c : counter_actors) {
     for (auto& [w, n] : spate::request(c, collect{}, std::chrono::minutes(5)).get()) total[w] += n;
   }
-  const double seconds = elapsed();
-  finished = true;
-  progress.join();
+  const double seconds = reporter.seconds();
+  reporter.stop();
 
-  std::uint64_t words = 0;
-  for (const auto& [w, n] : total) words += n;
-  std::cout << "counted " << words << " words (" << total.size() << " distinct) in " << std::fixed
-            << std::setprecision(3) << seconds << " s: " << std::setprecision(2)
-            << words / seconds / 1e6 << " M words/s\n";
+  wordcount::print_summary(total, seconds, lines.size() * std::size_t(replay));
   wordcount::print_top(total, top);
 
   return wordcount::check_against_sequential(lines, replay, total);

@@ -1,18 +1,103 @@
 #pragma once
-// What both word-count demos share: tokenising, reading the text, ranking and checking.
+// What both word-count demos share: options, tokenising, reading the text, progress,
+// ranking and checking.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "spate/scheduler/scheduler_config.hpp"
+
 namespace wordcount {
 
 using word_counts = std::unordered_map<std::string, std::uint64_t>;
+
+// The options both demos take.
+struct text_options {
+  std::string file = "data/wordcount/book.dat";
+  int replay = 100;
+  std::size_t top = 10;
+};
+inline void add_text_options(CLI::App& app, text_options& o) {
+  app.add_option("--file", o.file, "text to count, one paragraph per line")
+      ->check(CLI::ExistingFile);
+  app.add_option("--replay", o.replay, "count the text this many times")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--top", o.top, "how many of the most frequent words to print");
+}
+
+// Reads the scheduler's settings (SPATE_* variables, then --spate.KEY=V arguments), then
+// the demo's own options from what is left. Returns an exit code when the program should
+// stop: after --help, or with a message naming a bad option.
+inline std::optional<int> parse_command_line(CLI::App& app, spate::scheduler_config& scheduler,
+                                             int argc, char** argv) {
+  try {
+    scheduler.apply_environment();
+    auto rest = scheduler.apply_command_line(argc, argv);
+    std::vector<std::string> args(rest.rbegin(), rest.rend());
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const spate::config_error& e) {
+    std::cerr << e.what() << '\n';
+    return 2;
+  }
+  return std::nullopt;
+}
+
+// Prints words counted so far and the rate, every `period`, until stop() (or destruction).
+class progress_reporter {
+ public:
+  progress_reporter(std::chrono::milliseconds period, std::function<std::uint64_t()> counted)
+      : start_(std::chrono::steady_clock::now()),
+        thread_([this, period, counted = std::move(counted)] {
+          while (!finished_.load()) {
+            std::this_thread::sleep_for(period);
+            if (finished_.load()) break;
+            const std::uint64_t n = counted();
+            std::cerr << "  " << std::fixed << std::setprecision(2) << seconds() << " s: " << n
+                      << " words counted, " << std::setprecision(1) << n / seconds() / 1e6
+                      << " M words/s\n";
+          }
+        }) {}
+  progress_reporter(const progress_reporter&) = delete;
+  progress_reporter& operator=(const progress_reporter&) = delete;
+  ~progress_reporter() { stop(); }
+
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  void stop() {
+    finished_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  const std::chrono::steady_clock::time_point start_;
+  std::atomic<bool> finished_{false};
+  std::thread thread_;
+};
+
+// Total words, distinct words and rates.
+inline void print_summary(const word_counts& total, double seconds, std::size_t lines) {
+  std::uint64_t words = 0;
+  for (const auto& [w, n] : total) words += n;
+  std::cout << "counted " << words << " words (" << total.size() << " distinct) in " << std::fixed
+            << std::setprecision(3) << seconds << " s: " << std::setprecision(2)
+            << words / seconds / 1e6 << " M words/s, " << lines / seconds / 1e6 << " M lines/s\n";
+}
 
 // Words are runs of ASCII letters, lower-cased; anything else separates them.
 template <class F>
