@@ -74,7 +74,9 @@ int main(int argc, char** argv) {
   }
   const auto& [file, replay, top] = text;
 
-  const std::vector<std::string> lines = wordcount::read_lines(file);
+  const auto text_lines = wordcount::read_lines(file);
+  if (!text_lines) return 2;
+  const std::vector<std::string>& lines = *text_lines;
   std::cerr << "spate word count: " << file << " (" << lines.size() << " lines) x " << replay
             << ", " << splitters << " splitters, " << counters << " counters, "
             << config.scheduler.effective_threads() << " worker threads\n";

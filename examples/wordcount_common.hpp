@@ -114,9 +114,15 @@ void for_each_word(const std::string& line, F&& f) {
   if (!word.empty()) f(word);
 }
 
-inline std::vector<std::string> read_lines(const std::string& file) {
-  std::vector<std::string> lines;
+// The text's lines, or nothing (after a message naming the file) when it cannot be read:
+// CLI11 checks --file only when it is given, not the default path.
+inline std::optional<std::vector<std::string>> read_lines(const std::string& file) {
   std::ifstream in(file);
+  if (!in) {
+    std::cerr << "cannot read '" << file << "' (run from the repository root, or pass --file)\n";
+    return std::nullopt;
+  }
+  std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(std::move(l));
   return lines;
 }
