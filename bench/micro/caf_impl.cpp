@@ -86,7 +86,7 @@ json pipeline3(const bench_params& p) {
   });
   stop_all({source, middle, sink});
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("pipeline3: wrong checksum");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   return m;
 }
 
@@ -105,8 +105,8 @@ json prodcons(const bench_params& p) {
   });
   stop_all({producer, consumer});
   if (checksum != word_checksum(n)) throw std::runtime_error("prodcons: wrong checksum");
-  m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / double(n);
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_ns_per_msg(m, n);
+  add_items_per_s(m, n);
   return m;
 }
 
@@ -192,7 +192,7 @@ json farm_chain(const bench_params& p) {
   });
   stop_all(all);
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("farm_chain: wrong checksum");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   m["routers"] = 3;
   return m;
 }

@@ -80,7 +80,7 @@ json pipeline3(const bench_params& p) {
     checksum = done.get_future().get();
   });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("pipeline3: wrong checksum");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   return m;
 }
 
@@ -99,8 +99,8 @@ json prodcons(const bench_params& p) {
     checksum = done.get_future().get();
   });
   if (checksum != word_checksum(n)) throw std::runtime_error("prodcons: wrong checksum");
-  m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / double(n);
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_ns_per_msg(m, n);
+  add_items_per_s(m, n);
   return m;
 }
 

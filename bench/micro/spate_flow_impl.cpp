@@ -55,7 +55,7 @@ json pipeline3(const bench_params& p) {
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("pipeline3: wrong checksum");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   return m;
 }
 
@@ -69,8 +69,8 @@ json prodcons(const bench_params& p) {
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (checksum != word_checksum(n)) throw std::runtime_error("prodcons: wrong checksum");
-  m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / double(n);
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_ns_per_msg(m, n);
+  add_items_per_s(m, n);
   return m;
 }
 
@@ -140,7 +140,7 @@ json farm_chain(const bench_params& p) {
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("farm_chain: wrong checksum");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   add_pool_metrics(m, pool);
   std::size_t routers = 0;
   for (const auto& node : g.nodes()) routers += node.kind == "router" ? 1 : 0;
@@ -171,7 +171,7 @@ json nodes_vs_cores_with(const bench_params& p, Forwarder forward) {
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (received != n) throw std::runtime_error("nodes_vs_cores: lost items");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   add_latency_metrics(m, std::move(samples));
   add_pool_metrics(m, pool);
   return m;

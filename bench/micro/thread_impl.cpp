@@ -47,7 +47,7 @@ json pipeline3(const bench_params& p) {
     forwarder.join();
   });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("pipeline3: wrong checksum");
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_items_per_s(m, n);
   return m;
 }
 
@@ -64,8 +64,8 @@ json prodcons(const bench_params& p) {
     producer.join();
   });
   if (checksum != word_checksum(n)) throw std::runtime_error("prodcons: checksum");
-  m["ns_per_msg"] = m["wall_s"].get<double>() * 1e9 / n;
-  m["items_per_s"] = double(n) / m["wall_s"].get<double>();
+  add_ns_per_msg(m, n);
+  add_items_per_s(m, n);
   return m;
 }
 

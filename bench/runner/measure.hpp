@@ -28,6 +28,15 @@ double cache_line_round_trip_ns();
 // Wall and CPU time around `body`; adds wall_s, cpu_pct, peak_rss_mb to `metrics`.
 void timed_run(json& metrics, const std::function<void()>& body);
 
+// Throughput of a timed_run that moved `items` items: items_per_s, and for the
+// producer-consumer benchmarks ns_per_msg (wall time per item).
+inline void add_items_per_s(json& metrics, std::uint64_t items) {
+  metrics["items_per_s"] = double(items) / metrics["wall_s"].get<double>();
+}
+inline void add_ns_per_msg(json& metrics, std::uint64_t items) {
+  metrics["ns_per_msg"] = metrics["wall_s"].get<double>() * 1e9 / double(items);
+}
+
 // Latency statistics (microseconds) of samples in nanoseconds, after dropping the first
 // `warmup_fraction` of them.
 void add_latency_metrics(json& metrics, std::vector<std::int64_t> samples_ns,
