@@ -37,6 +37,14 @@ void add_pool_metrics(json& m, const spate::worker_pool& pool) {
   m["idle_ms"] = idle_ms;
 }
 
+// --capacity and --batch: graph_options::channel_capacity and items_per_activation.
+flow::graph_options graph_options_of(const bench_params& p) {
+  flow::graph_options options;
+  options.channel_capacity = static_cast<std::size_t>(p.integer("capacity"));
+  options.items_per_activation = static_cast<std::size_t>(p.integer("batch"));
+  return options;
+}
+
 template <class T>
 auto forwarder() {
   return flow::map([](T& item) { return std::move(item); });
@@ -125,7 +133,7 @@ json farm_chain(const bench_params& p) {
   const auto replicas = static_cast<std::size_t>(p.integer("replicas"));
   if (replicas == 0) throw usage_error("farm_chain needs --replicas >= 1");
   spate::worker_pool pool(flow_scheduler(p));
-  flow::graph_options options;
+  auto options = graph_options_of(p);
   options.fuse_farms = p.flag("fused");
   std::uint64_t checksum = 0;
   flow::graph g(flow::pipeline(flow::generate<tuple24>(n,
@@ -155,6 +163,7 @@ json nodes_vs_cores_with(const bench_params& p, Forwarder forward) {
   std::vector<std::int64_t> samples;
   samples.reserve(n / 16 + 1);
   std::uint64_t received = 0;
+  const auto options = graph_options_of(p);
   flow::graph g(
       // Every 16th item is timed (reading the clock costs ~29 ns here, as much as the
       // whole chain per item); a pipeline keeps order, so the sink's 16th is the source's.
@@ -167,7 +176,8 @@ json nodes_vs_cores_with(const bench_params& p, Forwarder forward) {
                            samples.push_back(now_ns() - s.sent_ns);
                          }
                        }),
-                       std::make_index_sequence<Nodes - 2>{}, forward));
+                       std::make_index_sequence<Nodes - 2>{}, forward),
+      options);
   json m;
   timed_run(m, [&] { g.run(pool); });
   if (received != n) throw std::runtime_error("nodes_vs_cores: lost items");

@@ -69,9 +69,17 @@ void define_benchmarks(bench_registry& r) {
   r.define("latency_chain", "K-stage chain fed at a constant rate; per-message latency",
            {{"stages", "12"}, {"rate", "1000"}, {"seconds", "5"}});
   r.define("farm_chain", "source -> 3 farms of forwarders -> sink; fused or with routers",
-           {{"n", "20000000"}, {"replicas", "4"}, {"fused", "true"}});
+           {{"n", "20000000"},
+            {"replicas", "4"},
+            {"fused", "true"},
+            {"capacity", "1024"},
+            {"batch", "1024"}});
   r.define("nodes_vs_cores", "a pipeline of many forwarding nodes on the worker pool",
-           {{"n", "10000000"}, {"nodes", "64"}, {"forwarder", "map"}});
+           {{"n", "10000000"},
+            {"nodes", "64"},
+            {"forwarder", "map"},
+            {"capacity", "1024"},
+            {"batch", "1024"}});
   r.define("pingpong", "Savina: two actors, n round trips",
            {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}});
   r.define("threadring", "Savina: a token passed n times around a ring",
