@@ -3,7 +3,8 @@
 //   source (lines, replayed N times)
 //     -> farm of splitters (flat_map: line -> words)
 //     -> farm of counters, by key: a word always reaches the same counter
-//        (fused: the splitters route straight into the counters, no router in between)
+//        (fused: the source deals lines straight to the splitters, and the splitters route
+//        words straight into the counters; no router stage anywhere)
 //     -> sink (merges the counters' tables at the end of the stream)
 //
 //   wordcount [--file data/wordcount/book.dat] [--replay 100] [--parallelism 2] [--top 10]

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -164,9 +165,10 @@ TEST(farm, pipeline_as_farm_worker_and_farm_inside_pipeline) {
   EXPECT_EQ(sum, expected);
 }
 
-// Fusion (paper Sect. 4): a farm after a farm has no router; each item crosses one hop
-// per farm. Counted from the runtime's own per-node counters.
-TEST(farm, fusion_removes_the_routers_between_consecutive_farms) {
+// Fusion (paper Sect. 4): a farm after a farm has no router, and neither has the first
+// farm, because the source applies its policy; each item crosses one hop per farm.
+// Counted from the runtime's own per-node counters.
+TEST(farm, fusion_removes_the_routers_in_front_of_farms) {
   spate::worker_pool pool(workers(2));
   constexpr std::uint64_t n = 30'000;
   auto hops_per_item = [&](bool fuse, std::size_t& routers) {
@@ -190,8 +192,45 @@ TEST(farm, fusion_removes_the_routers_between_consecutive_farms) {
     return double(received) / double(n);  // nodes each item entered
   };
   std::size_t fused_routers = 0, unfused_routers = 0;
-  EXPECT_DOUBLE_EQ(hops_per_item(true, fused_routers), 5.0);     // router + 3 workers + sink
+  EXPECT_DOUBLE_EQ(hops_per_item(true, fused_routers), 4.0);     // 3 workers + sink
   EXPECT_DOUBLE_EQ(hops_per_item(false, unfused_routers), 7.0);  // 3 routers + 3 workers + sink
-  EXPECT_EQ(fused_routers, 1u);
+  EXPECT_EQ(fused_routers, 0u);
   EXPECT_EQ(unfused_routers, 3u);
+}
+
+// A farm after an ordered farm: the collector applies the next farm's policy (by key here),
+// so no router sits between them and the key affinity still holds.
+TEST(farm, fused_farm_after_an_ordered_farm_routes_from_the_collector) {
+  spate::worker_pool pool(workers(2));
+  constexpr int n = 20'000;
+  std::mutex mutex;
+  std::map<int, std::set<std::size_t>> replicas_of_key;
+  struct record_replica : flow::node<int, int> {
+    record_replica(std::mutex* m, std::map<int, std::set<std::size_t>>* s) : mutex(m), seen(s) {}
+    std::mutex* mutex;
+    std::map<int, std::set<std::size_t>>* seen;
+    void consume(int& x) {
+      {
+        std::lock_guard lock(*mutex);
+        (*seen)[x % 7].insert(replica_index());
+      }
+      send_next(std::move(x));
+    }
+  };
+  std::vector<int> out;
+  flow::graph g(
+      flow::pipeline(flow::generate<int>(n, [](std::size_t i) { return int(i); }),
+                     flow::ordered_farm(flow::map([](int& x) { return x; }), 3),
+                     flow::farm(flow::make_stage<record_replica>(&mutex, &replicas_of_key), 4,
+                                flow::by_key([](const int& x) { return x % 7; })),
+                     flow::sink([&](int& x) { out.push_back(x); })));
+  g.run(pool);
+  std::size_t routers = 0;
+  for (const auto& node : g.nodes()) routers += node.kind == "router" ? 1 : 0;
+  EXPECT_EQ(routers, 1u);  // the ordered farm's own (it numbers the items)
+  ASSERT_EQ(out.size(), std::size_t(n));
+  std::sort(out.begin(), out.end());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], i);
+  ASSERT_EQ(replicas_of_key.size(), 7u);
+  for (const auto& [key, replicas] : replicas_of_key) EXPECT_EQ(replicas.size(), 1u) << key;
 }

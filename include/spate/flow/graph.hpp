@@ -5,9 +5,12 @@
 //
 // Farm fusion (the high-throughput-actors paper, Sect. 4, "Pipeline compositions of
 // Farms"): when a farm follows a farm, no router exists between them; each upstream replica
-// routes directly into the downstream replicas' queues with the downstream policy. A farm
-// after a single node keeps its router (it is the farm's entry point). Broadcast and
-// ordered farms always keep theirs (the router makes the shared copy / the numbering).
+// routes directly into the downstream replicas' queues with the downstream policy. The
+// paper keeps the first farm's router because actors outside the pattern send to it. In a
+// spate graph the stream always enters through a node (a source, or a graph actor's feed
+// source), and that node routes just as a farm replica does: with fusion on, a plain farm
+// has no router at all. Broadcast and ordered farms always keep theirs (the router makes
+// the shared copy / the numbering).
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -28,6 +31,8 @@ namespace spate::flow {
 
 struct graph_options {
   std::size_t channel_capacity = 1024;  // items per edge (rounded up to a power of two)
+  // Plain farms get no router stage: the stage in front applies the farm's policy (see
+  // above). false: every farm has a router (the paper's unfused skeleton, for comparisons).
   bool fuse_farms = true;
   // Items a node handles per activation before it yields its worker; 0 uses the pool's
   // task_budget (which is sized for actor messages). Stream items are cheap, and each
@@ -71,7 +76,6 @@ template <class In, class Out>
 struct fragment {
   fragment_entry<wire_t<In>> entry;
   std::vector<exit_point<wire_t<Out>>> exits;
-  bool farm_exit = false;  // the exits are the replicas of a farm (fusion applies)
 };
 
 template <class T>
@@ -95,8 +99,8 @@ class builder {
       : state_(state), pool_(pool), options_(options), threads_(threads) {}
 
   template <class Stage>
-  auto build(const Stage& stage, bool upstream_is_farm = false) {
-    return instantiate(stage, upstream_is_farm, "");
+  auto build(const Stage& stage) {
+    return instantiate(stage, false, "");
   }
 
   template <class T>
@@ -169,20 +173,21 @@ class builder {
 
   // ---- a pipeline: stages in order, each connected to the next
   template <class... S>
-  auto instantiate(const pipeline_stage<S...>& p, bool upstream_is_farm, const std::string& suffix,
+  auto instantiate(const pipeline_stage<S...>& p, bool has_upstream, const std::string& suffix,
                    std::size_t replica = 0, std::size_t replicas = 1) {
-    return chain<0>(p.stages, upstream_is_farm, suffix, replica, replicas);
+    return chain<0>(p.stages, has_upstream, suffix, replica, replicas);
   }
 
+  // `has_upstream`: a stage inside the graph feeds the first one (its exits can route).
   // `replica`/`replicas`: the position of this whole pipeline when it is a farm worker.
   template <std::size_t I, class Tuple>
-  auto chain(const Tuple& stages, bool upstream_is_farm, const std::string& suffix,
-             std::size_t replica, std::size_t replicas) {
-    auto first = instantiate(std::get<I>(stages), upstream_is_farm, suffix, replica, replicas);
+  auto chain(const Tuple& stages, bool has_upstream, const std::string& suffix, std::size_t replica,
+             std::size_t replicas) {
+    auto first = instantiate(std::get<I>(stages), has_upstream, suffix, replica, replicas);
     if constexpr (I + 1 == std::tuple_size_v<Tuple>) {
       return first;
     } else {
-      auto rest = chain<I + 1>(stages, first.farm_exit, suffix, replica, replicas);
+      auto rest = chain<I + 1>(stages, true, suffix, replica, replicas);
       connect(first.exits, rest.entry);
       using In = typename std::tuple_element_t<0, Tuple>::input_type;
       using Out = typename std::tuple_element_t<std::tuple_size_v<Tuple> - 1, Tuple>::output_type;
@@ -190,14 +195,12 @@ class builder {
         fragment<In, Out> whole;
         whole.entry = std::move(first.entry);
         whole.exits = std::move(rest.exits);
-        whole.farm_exit = rest.farm_exit;
         return whole;
       } else {
         using MidIn = typename std::tuple_element_t<I, Tuple>::input_type;
         fragment<MidIn, Out> whole;
         whole.entry = std::move(first.entry);
         whole.exits = std::move(rest.exits);
-        whole.farm_exit = rest.farm_exit;
         return whole;
       }
     }
@@ -205,7 +208,7 @@ class builder {
 
   // ---- a farm
   template <class W, class P>
-  auto instantiate(const farm_stage<W, P>& farm, bool upstream_is_farm, const std::string& suffix,
+  auto instantiate(const farm_stage<W, P>& farm, bool has_upstream, const std::string& suffix,
                    std::size_t = 0, std::size_t = 1) {
     if constexpr (is_broadcast_v<P>) {
       return instantiate_routed_special(farm, suffix);
@@ -218,12 +221,12 @@ class builder {
               "spate::flow::ordered_farm: the worker must be a single node");
         }
       }
-      return instantiate_plain_farm(farm, upstream_is_farm, suffix);
+      return instantiate_plain_farm(farm, has_upstream, suffix);
     }
   }
 
   template <class W, class P>
-  auto instantiate_plain_farm(const farm_stage<W, P>& farm, bool upstream_is_farm,
+  auto instantiate_plain_farm(const farm_stage<W, P>& farm, bool has_upstream,
                               const std::string& suffix) {
     using In = typename W::input_type;
     using Out = typename W::output_type;
@@ -245,8 +248,8 @@ class builder {
                            std::size_t seed) -> std::unique_ptr<output_port<In>> {
       return std::make_unique<routing_port<In, P>>(std::move(edges), policy, seed);
     };
-    if (upstream_is_farm && options_.fuse_farms) {
-      f.entry = std::move(fanout);  // fused: the upstream replicas route directly
+    if (has_upstream && options_.fuse_farms) {
+      f.entry = std::move(fanout);  // fused: the upstream stage's exits route directly
     } else {
       auto [router, task] = instantiate_node(
           node_stage<router_node<In>>{[] { return router_node<In>{}; }, {"router", false, {}}},
@@ -258,7 +261,6 @@ class builder {
     for (auto& r : replicas) {
       for (auto& x : r.exits) f.exits.push_back(std::move(x));
     }
-    f.farm_exit = true;
     return f;
   }
 
@@ -293,7 +295,6 @@ class builder {
         for (auto& x : replica.exits) f.exits.push_back(std::move(x));
       }
       router_task->set_output(std::make_unique<broadcast_port<In>>(std::move(edges)));
-      f.farm_exit = true;
     } else {
       using element = sequenced<In>;
       using out_element = sequenced<Out>;
@@ -324,7 +325,6 @@ class builder {
       f.exits.push_back({collector_raw, [collector_raw](std::unique_ptr<output_port<Out>> p) {
                            collector_raw->set_output(std::move(p));
                          }});
-      f.farm_exit = false;
     }
     return f;
   }
