@@ -63,7 +63,7 @@ class node : public node_context {
   // Sends to the next stage, routed by that stage's policy. Never drops: when the next
   // queue is full, the item waits in this node's output buffer and the node suspends
   // after the current consume() (or produce()) returns, until the consumer makes room.
-  void send_next(Out&& item) { port_->send(std::move(item)); }
+  [[gnu::always_inline]] void send_next(Out&& item) { port_->send(std::move(item)); }
   void send_next(const Out& item) { port_->send(Out(item)); }
 
   // Sends only when the destination queue holds fewer than `max_queue_length` items; with

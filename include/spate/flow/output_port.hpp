@@ -31,8 +31,10 @@ class output_port {
 
   // The hot path is not virtual: while a run is open (the port's only edge, or the
   // replica a round-robin port sends its current burst to), an item is written straight
-  // into that edge's window; otherwise the port's policy routes it.
-  void send(Out&& item) {
+  // into that edge's window; otherwise the port's policy routes it. Always inlined: GCC
+  // kept it out of line in a hand-written node's consume(), and the call cost more than
+  // the send (64 forwarding nodes on one worker: 3.3 M items/s out of line, 5.5 inlined).
+  [[gnu::always_inline]] void send(Out&& item) {
     if (run_left_ != 0 && !run_->full()) {
       run_->emplace(std::move(item));
       --run_left_;
