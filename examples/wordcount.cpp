@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -85,7 +86,8 @@ int main(int argc, char** argv) {
                                 flow::by_key{[](const std::string& w) { return w; }}),
                      flow::sink([&](word_counts& partial) {
                        for (auto& [w, n] : partial) total[w] += n;
-                     }).named("merger")));
+                     }).named("merger")),
+      flow::graph_options{.measure_busy_time = true});
 
   spate::worker_pool pool(scheduler);
   wordcount::progress_reporter reporter(std::chrono::milliseconds(250), [&] {
@@ -105,10 +107,13 @@ int main(int argc, char** argv) {
 
   wordcount::print_summary(total, elapsed, line_count);
   wordcount::print_top(total, top);
-  std::cout << "per node (items in / out):\n";
+  // Busy: the share of the run a node spent in activations; the busiest one limits the job.
+  std::cout << "per node (items in / out, busy):\n";
   for (const auto& n : job.nodes()) {
     std::cout << "  " << std::left << std::setw(20) << n.name << std::right << std::setw(12)
-              << n.items_in << std::setw(12) << n.items_out << '\n';
+              << n.items_in << std::setw(12) << n.items_out << std::setw(7)
+              << std::lround(100.0 * std::chrono::duration<double>(n.busy).count() / elapsed)
+              << "%\n";
   }
 
   return wordcount::check_against_sequential(lines, replay, total);

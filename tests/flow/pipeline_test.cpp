@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "flow_test_support.hpp"
 
@@ -143,4 +145,34 @@ TEST(pipeline, run_from_a_worker_of_the_same_pool_is_refused) {
   for (int i = 0; i < 5000 && !refused.load(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(refused.load());
+}
+
+// graph_options::measure_busy_time: the node that does the work is the one reported busy,
+// and no node is busier than the run was long. Off by default: all zeros.
+TEST(pipeline, busy_time_points_at_the_slow_node) {
+  spate::worker_pool pool(workers(2));
+  auto run = [&](bool measure) {
+    flow::graph_options options;
+    options.measure_busy_time = measure;
+    flow::graph g(
+        flow::pipeline(counting_source(20),
+                       flow::ordered_farm(flow::map([](std::uint64_t& x) { return x; }), 2),
+                       flow::sink([](std::uint64_t&) {
+                         std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                       }).named("slow")),
+        options);
+    const auto start = std::chrono::steady_clock::now();
+    g.run(pool);
+    const auto wall = std::chrono::steady_clock::now() - start;
+    return std::make_pair(g.nodes(), wall);
+  };
+  const auto [measured, wall] = run(true);
+  std::chrono::nanoseconds slow{0}, others{0};
+  for (const auto& node : measured) {
+    EXPECT_LE(node.busy, wall) << node.name;
+    (node.name == "slow" ? slow : others) += node.busy;
+  }
+  EXPECT_GE(slow, std::chrono::milliseconds(40));  // 20 items x 2 ms of sleep
+  EXPECT_LT(others, slow);
+  for (const auto& node : run(false).first) EXPECT_EQ(node.busy.count(), 0) << node.name;
 }

@@ -11,6 +11,7 @@
 // source), and that node routes just as a farm replica does: with fusion on, a plain farm
 // has no router at all. Broadcast and ordered farms always keep theirs (the router makes
 // the shared copy / the numbering).
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -39,6 +40,9 @@ struct graph_options {
   // activation costs scheduling and wake-ups, so nodes work in larger batches: with 64,
   // a farm_chain spent most of its time activating tasks, 16 items at a time.
   std::size_t items_per_activation = 1024;
+  // Times every activation (two clock reads each) and reports it as node_info::busy: the
+  // node whose replicas are busy all the time is the one that limits the graph.
+  bool measure_busy_time = false;
 };
 
 // A node's identity and counters, for tests, metrics and topology pictures.
@@ -49,6 +53,7 @@ struct node_info {
   std::uint64_t items_out;
   std::uint64_t activations;
   std::uint64_t output_blocked;
+  std::chrono::nanoseconds busy;  // zero unless graph_options::measure_busy_time
 };
 
 namespace detail {
@@ -133,6 +138,7 @@ class builder {
       raw->set_executor(&pool_);
     }
     raw->set_items_per_activation(options_.items_per_activation);
+    raw->set_measure_busy_time(options_.measure_busy_time);
     state_.add_task(std::move(task));
     return raw;
   }
@@ -304,6 +310,7 @@ class builder {
       auto* collector_raw = collector.get();
       collector_raw->set_executor(&pool_);
       collector_raw->set_items_per_activation(options_.items_per_activation);
+      collector_raw->set_measure_busy_time(options_.measure_busy_time);
       state_.add_task(std::move(collector));
       std::vector<edge<element>*> edges;
       for (std::size_t i = 0; i < n; ++i) {
@@ -384,7 +391,8 @@ class graph {
     if (!state_) return result;
     for (const auto& s : state_->stats()) {
       result.push_back({s->name, s->kind, s->items_in.load(), s->items_out.load(),
-                        s->activations.load(), s->output_blocked.load()});
+                        s->activations.load(), s->output_blocked.load(),
+                        std::chrono::nanoseconds{s->busy_ns.load()}});
     }
     return result;
   }

@@ -42,6 +42,7 @@ struct node_stats {
   std::atomic<std::uint64_t> items_out{0};
   std::atomic<std::uint64_t> activations{0};
   std::atomic<std::uint64_t> output_blocked{0};  // times the node suspended on a full edge
+  std::atomic<std::uint64_t> busy_ns{0};  // time in activations (graph_options::measure_busy_time)
 };
 
 namespace detail {

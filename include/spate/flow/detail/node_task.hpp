@@ -90,6 +90,11 @@ class node_task final : public node_task_base {
   }
 
   resume_result resume(std::size_t pool_budget) override {
+    return timed_activation([&] { return activate(pool_budget); });
+  }
+
+ private:
+  resume_result activate(std::size_t pool_budget) {
     const std::size_t budget = items_per_activation(pool_budget);
     stats_.activations.store(stats_.activations.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
@@ -121,7 +126,6 @@ class node_task final : public node_task_base {
     return finish();
   }
 
- private:
   auto* port_ptr() const noexcept { return port_.get(); }
 
   bool has_port() const noexcept {
@@ -299,6 +303,11 @@ class collector_task final : public node_task_base {
   }
 
   resume_result resume(std::size_t pool_budget) override {
+    return timed_activation([&] { return activate(pool_budget); });
+  }
+
+ private:
+  resume_result activate(std::size_t pool_budget) {
     const std::size_t budget = items_per_activation(pool_budget);
     if (graph().cancelled()) return end_cancelled(port_.get(), inputs_);
     if (!port_->flush()) return wait_for_output(*port_, inputs_);
@@ -337,7 +346,6 @@ class collector_task final : public node_task_base {
     return go_idle([&] { return any_queued(inputs_) || closed_inputs(inputs_) != closed_before; });
   }
 
- private:
   std::vector<edge<element>*> inputs_;
   std::unique_ptr<output_port<T>> port_;
   std::uint64_t expected_ = 0;

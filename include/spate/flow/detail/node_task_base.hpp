@@ -3,6 +3,7 @@
 // (abstract_actor.hpp), with "input arrived", "output space freed" and "cancelled" as the
 // reasons to be scheduled.
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -39,6 +40,7 @@ class node_task_base : public task {
   void set_executor(executor* e) noexcept { executor_ = e; }
   // Items one activation may handle; 0 takes the executor's budget (graph_options).
   void set_items_per_activation(std::size_t n) noexcept { items_per_activation_ = n; }
+  void set_measure_busy_time(bool on) noexcept { measure_busy_ = on; }
   executor* get_executor() const noexcept { return executor_; }
   const std::string& name() const noexcept { return stats_.name; }
   node_stats& stats() noexcept { return stats_; }
@@ -65,6 +67,7 @@ class node_task_base : public task {
   // counter that every task of the graph shares, on every idle transition.)
   template <class MoreWork>
   resume_result go_idle(MoreWork&& more_work) noexcept {
+    charge_busy_time();
     idle_checks_.fetch_add(1, std::memory_order_relaxed);  // ordered by the release below
     state_.store(idle, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -82,6 +85,7 @@ class node_task_base : public task {
   // The last step of a task: marks it finished and drops its reference to the graph (which
   // may destroy the graph, this task included: nothing may follow but `return`).
   resume_result finish() noexcept {
+    charge_busy_time();
     state_.store(finished, std::memory_order_release);
     // An earlier activation's idle check may still be reading this task (go_idle). It is a
     // few loads long, so waiting for it is short.
@@ -93,6 +97,18 @@ class node_task_base : public task {
   }
 
   graph_state& graph() noexcept { return *graph_; }
+
+  // One activation, timed when graph_options::measure_busy_time is on. The time is charged
+  // before the task lets go of itself (go_idle, finish: it may be destroyed right after),
+  // and after an activation that keeps it (resume_later).
+  template <class Activate>
+  resume_result timed_activation(Activate&& activate) {
+    if (!measure_busy_) return activate();
+    activation_start_ = std::chrono::steady_clock::now();
+    const resume_result result = activate();
+    if (result == resume_result::resume_later) charge_busy_time();
+    return result;
+  }
 
   template <class Edges>
   static std::string describe_edges(const Edges& inputs) {
@@ -184,6 +200,18 @@ class node_task_base : public task {
     return finish();
   }
 
+  // Adds the time since the activation started (or since the last charge) to the stats.
+  void charge_busy_time() noexcept {
+    if (!measure_busy_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const auto spent =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - activation_start_);
+    activation_start_ = now;
+    stats_.busy_ns.store(
+        stats_.busy_ns.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(spent.count()),
+        std::memory_order_relaxed);
+  }
+
   std::size_t items_per_activation(std::size_t pool_budget) const noexcept {
     return items_per_activation_ != 0 ? items_per_activation_ : pool_budget;
   }
@@ -194,6 +222,8 @@ class node_task_base : public task {
  private:
   executor* executor_ = nullptr;
   std::size_t items_per_activation_ = 0;
+  bool measure_busy_ = false;
+  std::chrono::steady_clock::time_point activation_start_{};
   std::shared_ptr<graph_state> graph_;
   const std::atomic<bool>* graph_cancelled_ = nullptr;
   std::atomic<int> idle_checks_{0};
