@@ -135,6 +135,7 @@ json farm_chain(const bench_params& p) {
   spate::worker_pool pool(flow_scheduler(p));
   auto options = graph_options_of(p);
   options.fuse_farms = p.flag("fused");
+  options.measure_busy_time = p.flag("busy");
   std::uint64_t checksum = 0;
   flow::graph g(flow::pipeline(flow::generate<tuple24>(n,
                                                        [](std::size_t i) {
@@ -153,6 +154,12 @@ json farm_chain(const bench_params& p) {
   std::size_t routers = 0;
   for (const auto& node : g.nodes()) routers += node.kind == "router" ? 1 : 0;
   m["routers"] = routers;
+  if (options.measure_busy_time) {
+    // Per node, in graph order, ms in activations (--busy=true): where the workers' time went.
+    json busy = json::array();
+    for (const auto& node : g.nodes()) busy.push_back({node.name, double(node.busy.count()) / 1e6});
+    m["busy_ms"] = busy;
+  }
   return m;
 }
 

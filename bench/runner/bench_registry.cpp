@@ -73,7 +73,8 @@ void define_benchmarks(bench_registry& r) {
             {"replicas", "4"},
             {"fused", "true"},
             {"capacity", "1024"},
-            {"batch", "1024"}});
+            {"batch", "1024"},
+            {"busy", "false"}});
   r.define("nodes_vs_cores", "a pipeline of many forwarding nodes on the worker pool",
            {{"n", "10000000"},
             {"nodes", "64"},
