@@ -234,3 +234,53 @@ TEST(farm, fused_farm_after_an_ordered_farm_routes_from_the_collector) {
   ASSERT_EQ(replicas_of_key.size(), 7u);
   for (const auto& [key, replicas] : replicas_of_key) EXPECT_EQ(replicas.size(), 1u) << key;
 }
+
+// The source routes straight into a fused farm, so send_next_if sees every replica's
+// queue: with replica 0 stuck, round-robin tries the others instead of refusing (paper
+// Sect. 3, send_next_if). Replica 0 waits for the source to finish, at most 10 s.
+TEST(farm, send_next_if_from_a_source_tries_every_replica_of_a_fused_farm) {
+  struct polite_source : flow::source<int> {
+    explicit polite_source(std::atomic<bool>* done) : done(done) {}
+    bool produce() {
+      int item = next;
+      if (send_next_if(std::move(item), 4)) {
+        ++next;
+      } else {
+        std::this_thread::yield();
+      }
+      if (next < 3000) return true;
+      done->store(true);
+      return false;
+    }
+    int next = 0;
+    std::atomic<bool>* done;
+  };
+  struct stuck_first_replica : flow::node<int, int> {
+    explicit stuck_first_replica(std::atomic<bool>* done) : done(done) {}
+    void on_start() { deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10); }
+    void consume(int& x) {
+      while (replica_index() == 0 && !done->load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      send_next(std::move(x));
+    }
+    std::atomic<bool>* done;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  spate::worker_pool pool(workers(2));
+  std::atomic<bool> done{false};
+  std::vector<int> out;
+  const auto start = std::chrono::steady_clock::now();
+  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(&done),
+                               flow::farm(flow::make_stage<stuck_first_replica>(&done), 3),
+                               flow::sink([&](int& x) { out.push_back(x); })),
+                // Small queues, so that the stuck replica's fills up: behind a router, the source
+                // would then wait for it.
+                flow::graph_options{.channel_capacity = 16});
+  g.run(pool);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
+      << "the source waited for the stuck replica instead of trying the others";
+  ASSERT_EQ(out.size(), 3000u);
+  std::sort(out.begin(), out.end());
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(out[i], i);
+}
