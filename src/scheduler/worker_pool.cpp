@@ -8,6 +8,7 @@
 #include "spate/platform/backoff.hpp"
 #include "spate/platform/cpu_affinity.hpp"
 #include "spate/platform/parking_event.hpp"
+#include "spate/platform/single_writer_counter.hpp"
 #include "spate/scheduler/local_run_queue.hpp"
 
 namespace spate {
@@ -55,10 +56,6 @@ struct worker_pool::worker {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-  }
-  // Counters are written by the owner only; relaxed read-modify-write keeps them readable.
-  static void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
   }
 };
 
@@ -201,7 +198,7 @@ void worker_pool::run_worker(worker& w) {
   while (!stopping_.load(std::memory_order_acquire)) {
     task* t = find_work(w);
     if (t == nullptr) continue;
-    worker::bump(w.tasks_run);
+    add_single_writer(w.tasks_run);
     if (t->resume(config_.task_budget) == resume_result::resume_later) {
       push_local(w, t);
       // The re-queued task is stealable; if the worker has something else to run, let a
@@ -263,7 +260,7 @@ task* worker_pool::steal(worker& w) {
     task* t = victim.queue.pop();
     if (t == nullptr) t = pop_inbox(victim);
     if (t != nullptr) {
-      worker::bump(w.steals);
+      add_single_writer(w.steals);
       return t;
     }
   }
@@ -334,8 +331,8 @@ task* worker_pool::park(worker& w) {
   const int previous = w.state.exchange(searching, std::memory_order_acq_rel);
   parked_.fetch_sub(1, std::memory_order_relaxed);
   searching_.fetch_add(1, std::memory_order_relaxed);
-  worker::bump(w.parks);
-  if (woken_by_notify && previous == notified) worker::bump(w.wakeups);
+  add_single_writer(w.parks);
+  if (woken_by_notify && previous == notified) add_single_writer(w.wakeups);
   if (task* t = next_local(w)) return t;
   return steal(w);
 }

@@ -96,8 +96,7 @@ class node_task final : public node_task_base {
  private:
   resume_result activate(std::size_t pool_budget) {
     const std::size_t budget = items_per_activation(pool_budget);
-    stats_.activations.store(stats_.activations.load(std::memory_order_relaxed) + 1,
-                             std::memory_order_relaxed);
+    add_single_writer(stats_.activations);
     if (graph().cancelled()) return end_cancelled(port_ptr(), inputs_);
     if (!started_) {
       started_ = true;
@@ -225,8 +224,7 @@ class node_task final : public node_task_base {
         e->ring.pop_n(done);
         handled += done;
       }
-      stats_.items_in.store(stats_.items_in.load(std::memory_order_relaxed) + handled,
-                            std::memory_order_relaxed);
+      add_single_writer(stats_.items_in, handled);
       count_out();
       // Count closures before testing for the end: one that lands in between is news.
       closed_seen_ = closed_inputs(inputs_);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spate/flow/detail/graph_state.hpp"
+#include "spate/platform/single_writer_counter.hpp"
 #include "spate/scheduler/task.hpp"
 
 namespace spate::flow::detail {
@@ -171,8 +172,7 @@ class node_task_base : public task {
   // The output is full: ask the consumers to wake us when they make room, then idle.
   template <class Port, class Edges>
   resume_result wait_for_output(Port& port, const Edges& inputs) {
-    stats_.output_blocked.store(stats_.output_blocked.load(std::memory_order_relaxed) + 1,
-                                std::memory_order_relaxed);
+    add_single_writer(stats_.output_blocked);
     release_waiting_producers(inputs);  // our own inputs may hold producers back
     port.notify_consumers();
     port.request_space_notification();
@@ -207,9 +207,7 @@ class node_task_base : public task {
     const auto spent =
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - activation_start_);
     activation_start_ = now;
-    stats_.busy_ns.store(
-        stats_.busy_ns.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(spent.count()),
-        std::memory_order_relaxed);
+    add_single_writer(stats_.busy_ns, static_cast<std::uint64_t>(spent.count()));
   }
 
   std::size_t items_per_activation(std::size_t pool_budget) const noexcept {
