@@ -128,15 +128,21 @@ class builder {
   node_task<N, Mode>* add_node(const node_stage<N>& stage, std::string name, const char* kind,
                                std::size_t replica, std::size_t replicas) {
     auto& stats = state_.add_stats(std::move(name), kind);
-    auto task = std::make_unique<node_task<N, Mode>>(stage.make(), stats, replica, replicas);
-    auto* raw = task.get();
+    executor* runs_on = &pool_;
     if (stage.options.dedicated_thread) {
       threads_.push_back(std::make_unique<dedicated_thread>(
           "spate-node", pool_.config().task_budget, stage.options.pin_to_cpu));
-      raw->set_executor(threads_.back().get());
-    } else {
-      raw->set_executor(&pool_);
+      runs_on = threads_.back().get();
     }
+    return adopt(std::make_unique<node_task<N, Mode>>(stage.make(), stats, replica, replicas),
+                 *runs_on);
+  }
+
+  // Gives a new task its executor and the graph's options, and hands it to the graph.
+  template <class Task>
+  Task* adopt(std::unique_ptr<Task> task, executor& runs_on) {
+    Task* raw = task.get();
+    raw->set_executor(&runs_on);
     raw->set_items_per_activation(options_.items_per_activation);
     raw->set_measure_busy_time(options_.measure_busy_time);
     state_.add_task(std::move(task));
@@ -306,12 +312,7 @@ class builder {
       using out_element = sequenced<Out>;
       auto& collector_stats =
           state_.add_stats("collector(" + farm.name + suffix + ")", "collector");
-      auto collector = std::make_unique<collector_task<Out>>(collector_stats);
-      auto* collector_raw = collector.get();
-      collector_raw->set_executor(&pool_);
-      collector_raw->set_items_per_activation(options_.items_per_activation);
-      collector_raw->set_measure_busy_time(options_.measure_busy_time);
-      state_.add_task(std::move(collector));
+      auto* collector_raw = adopt(std::make_unique<collector_task<Out>>(collector_stats), pool_);
       std::vector<edge<element>*> edges;
       for (std::size_t i = 0; i < n; ++i) {
         auto [replica, task] = instantiate_node<N, sequenced_input>(

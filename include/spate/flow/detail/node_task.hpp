@@ -89,13 +89,7 @@ class node_task final : public node_task_base {
     }
   }
 
-  resume_result resume(std::size_t pool_budget) override {
-    return timed_activation([&] { return activate(pool_budget); });
-  }
-
- private:
-  resume_result activate(std::size_t pool_budget) {
-    const std::size_t budget = items_per_activation(pool_budget);
+  resume_result activate(std::size_t budget) override {
     add_single_writer(stats_.activations);
     if (graph().cancelled()) return end_cancelled(port_ptr(), inputs_);
     if (!started_) {
@@ -125,6 +119,7 @@ class node_task final : public node_task_base {
     return finish();
   }
 
+ private:
   auto* port_ptr() const noexcept { return port_.get(); }
 
   bool has_port() const noexcept {
@@ -300,13 +295,7 @@ class collector_task final : public node_task_base {
            describe_edges(inputs_) + " pending=" + std::to_string(port_->has_pending());
   }
 
-  resume_result resume(std::size_t pool_budget) override {
-    return timed_activation([&] { return activate(pool_budget); });
-  }
-
- private:
-  resume_result activate(std::size_t pool_budget) {
-    const std::size_t budget = items_per_activation(pool_budget);
+  resume_result activate(std::size_t budget) override {
     if (graph().cancelled()) return end_cancelled(port_.get(), inputs_);
     if (!port_->flush()) return wait_for_output(*port_, inputs_);
     std::size_t handled = 0;
@@ -344,6 +333,7 @@ class collector_task final : public node_task_base {
     return go_idle([&] { return any_queued(inputs_) || closed_inputs(inputs_) != closed_before; });
   }
 
+ private:
   std::vector<edge<element>*> inputs_;
   std::unique_ptr<output_port<T>> port_;
   std::uint64_t expected_ = 0;

@@ -46,6 +46,19 @@ class node_task_base : public task {
   const std::string& name() const noexcept { return stats_.name; }
   node_stats& stats() noexcept { return stats_; }
 
+  // One activation: up to graph_options::items_per_activation items (the pool's budget
+  // when that is 0), timed when graph_options::measure_busy_time is on. The time is charged
+  // before the task lets go of itself (go_idle, finish: it may be destroyed right after),
+  // and after an activation that keeps it (resume_later).
+  resume_result resume(std::size_t pool_budget) final {
+    const std::size_t budget = items_per_activation_ != 0 ? items_per_activation_ : pool_budget;
+    if (!measure_busy_) return activate(budget);
+    activation_start_ = std::chrono::steady_clock::now();
+    const resume_result result = activate(budget);
+    if (result == resume_result::resume_later) charge_busy_time();
+    return result;
+  }
+
   // graph_state::start() hands every task its reference and the first activation.
   void launch(std::shared_ptr<graph_state> graph) {
     graph_ = std::move(graph);
@@ -54,6 +67,9 @@ class node_task_base : public task {
   }
 
  protected:
+  // What the node does with one activation of at most `budget` items.
+  virtual resume_result activate(std::size_t budget) = 0;
+
   static constexpr int idle = 0;
   static constexpr int scheduled = 1;
   static constexpr int finished = 2;
@@ -98,18 +114,6 @@ class node_task_base : public task {
   }
 
   graph_state& graph() noexcept { return *graph_; }
-
-  // One activation, timed when graph_options::measure_busy_time is on. The time is charged
-  // before the task lets go of itself (go_idle, finish: it may be destroyed right after),
-  // and after an activation that keeps it (resume_later).
-  template <class Activate>
-  resume_result timed_activation(Activate&& activate) {
-    if (!measure_busy_) return activate();
-    activation_start_ = std::chrono::steady_clock::now();
-    const resume_result result = activate();
-    if (result == resume_result::resume_later) charge_busy_time();
-    return result;
-  }
 
   template <class Edges>
   static std::string describe_edges(const Edges& inputs) {
@@ -208,10 +212,6 @@ class node_task_base : public task {
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - activation_start_);
     activation_start_ = now;
     add_single_writer(stats_.busy_ns, static_cast<std::uint64_t>(spent.count()));
-  }
-
-  std::size_t items_per_activation(std::size_t pool_budget) const noexcept {
-    return items_per_activation_ != 0 ? items_per_activation_ : pool_budget;
   }
 
   std::atomic<int> state_{scheduled};
