@@ -141,13 +141,7 @@ class spsc_ring {
   }
 
   // Consumer side: removes the front element; front() must have returned non-null.
-  void pop() noexcept {
-    const std::size_t head = consumer_->head;
-    assert(head != consumer_->cached_tail);
-    slots_[head & mask_].get()->~T();
-    consumer_->head = head + 1;
-    head_->store(head + 1, std::memory_order_release);
-  }
+  void pop() noexcept { pop_n(1); }
 
   // Consumer side, batched: up to `max` readable elements (re-reading the producer's index
   // only when the cached one says none), as a value the caller keeps in registers; then

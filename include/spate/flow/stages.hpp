@@ -234,7 +234,7 @@ struct generator_node : node<void, Out> {
   generator_node(F fn, std::size_t n) : f(std::move(fn)), count(n) {}
   bool produce() {
     if (next == count) return false;
-    this->send_next(f(next++));
+    this->send_next(make_next());
     return next != count;
   }
   // Counted: node_task may make whole batches (node_task::consume_some).
