@@ -69,26 +69,12 @@ TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
 }
 
 TEST(backpressure, send_next_if_reports_a_full_queue_and_keeps_the_item) {
-  struct polite_source : flow::source<int> {
-    explicit polite_source(std::atomic<int>* refusals) : refusals(refusals) {}
-    bool produce() {
-      int item = next;
-      if (send_next_if(std::move(item), 4)) {
-        ++next;
-      } else {
-        EXPECT_EQ(item, next);  // still ours
-        refusals->fetch_add(1);
-        std::this_thread::yield();
-      }
-      return next < 2000;
-    }
-    int next = 0;
-    std::atomic<int>* refusals;
-  };
   spate::worker_pool pool(workers(2));
   std::atomic<int> refusals{0};
+  std::atomic<bool> finished{false};
   std::vector<int> out;
-  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(&refusals), flow::sink([&](int& x) {
+  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(2000, 4, &refusals, &finished),
+                               flow::sink([&](int& x) {
                                  out.push_back(x);
                                  std::this_thread::sleep_for(std::chrono::microseconds(20));
                                })));

@@ -239,22 +239,6 @@ TEST(farm, fused_farm_after_an_ordered_farm_routes_from_the_collector) {
 // queue: with replica 0 stuck, round-robin tries the others instead of refusing (paper
 // Sect. 3, send_next_if). Replica 0 waits for the source to finish, at most 10 s.
 TEST(farm, send_next_if_from_a_source_tries_every_replica_of_a_fused_farm) {
-  struct polite_source : flow::source<int> {
-    explicit polite_source(std::atomic<bool>* done) : done(done) {}
-    bool produce() {
-      int item = next;
-      if (send_next_if(std::move(item), 4)) {
-        ++next;
-      } else {
-        std::this_thread::yield();
-      }
-      if (next < 3000) return true;
-      done->store(true);
-      return false;
-    }
-    int next = 0;
-    std::atomic<bool>* done;
-  };
   struct stuck_first_replica : flow::node<int, int> {
     explicit stuck_first_replica(std::atomic<bool>* done) : done(done) {}
     void on_start() { deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10); }
@@ -269,9 +253,10 @@ TEST(farm, send_next_if_from_a_source_tries_every_replica_of_a_fused_farm) {
   };
   spate::worker_pool pool(workers(2));
   std::atomic<bool> done{false};
+  std::atomic<int> refusals{0};
   std::vector<int> out;
   const auto start = std::chrono::steady_clock::now();
-  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(&done),
+  flow::graph g(flow::pipeline(flow::make_stage<polite_source>(3000, 4, &refusals, &done),
                                flow::farm(flow::make_stage<stuck_first_replica>(&done), 3),
                                flow::sink([&](int& x) { out.push_back(x); })),
                 // Small queues, so that the stuck replica's fills up: behind a router, the source
