@@ -1,7 +1,8 @@
 // spate's main demo: word count over a bundled novel as a streaming job.
 //
-//   source (lines, replayed N times)
-//     -> farm of splitters (flat_map: line -> words)
+//   source (numbered lines, replayed N times)
+//     -> farm of splitters (flat_map: line -> words; a line that is not valid UTF-8 is a
+//        malformed record: counted and named at the end, its words left out)
 //     -> farm of counters, by key: a word always reaches the same counter
 //        (fused: the source deals lines straight to the splitters, and the splitters route
 //        words straight into the counters; no router stage anywhere)
@@ -29,6 +30,7 @@ namespace flow = spate::flow;
 namespace {
 
 using wordcount::for_each_word;
+using wordcount::text_line;
 using wordcount::word_counts;
 
 // Counts the words of its key range; hands its table downstream at the end of the stream.
@@ -72,14 +74,22 @@ int main(int argc, char** argv) {
             << scheduler.effective_threads() << " worker threads\n";
 
   std::vector<spate::cache_padded<std::atomic<std::uint64_t>>> progress(parallelism);
+  wordcount::malformed_lines malformed;
   word_counts total;
   const std::size_t line_count = lines.size() * std::size_t(replay);
   flow::graph job(
-      flow::pipeline(flow::generate<std::string>(
-                         line_count, [&](std::size_t i) { return lines[i % lines.size()]; })
+      flow::pipeline(flow::generate<text_line>(line_count,
+                                               [&](std::size_t i) {
+                                                 const std::size_t n = i % lines.size();
+                                                 return text_line{n + 1, lines[n]};
+                                               })
                          .named("reader"),
-                     flow::farm(flow::flat_map<std::string>([](std::string& line, auto emit) {
-                                  for_each_word(line, [&](const std::string& w) { emit(w); });
+                     flow::farm(flow::flat_map<std::string>([&](text_line& line, auto emit) {
+                                  if (!wordcount::is_valid_utf8(line.text)) {
+                                    malformed.record(line.number);
+                                    return;
+                                  }
+                                  for_each_word(line.text, [&](const std::string& w) { emit(w); });
                                 }).named("splitter"),
                                 parallelism),
                      flow::farm(flow::make_stage<counter>(&progress).named("counter"), parallelism,
@@ -106,6 +116,7 @@ int main(int argc, char** argv) {
   reporter.stop();
 
   wordcount::print_summary(total, elapsed, line_count);
+  malformed.report(std::cout);
   wordcount::print_top(total, top);
   // Busy: the share of the run a node spent in activations; the busiest one limits the job.
   std::cout << "per node (items in / out, busy):\n";
@@ -116,5 +127,5 @@ int main(int argc, char** argv) {
               << "%\n";
   }
 
-  return wordcount::check_against_sequential(lines, replay, total);
+  return wordcount::check_against_sequential(lines, replay, total, malformed.records());
 }

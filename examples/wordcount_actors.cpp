@@ -39,14 +39,16 @@ struct counter : spate::typed_actor<counter, word, collect> {
   std::atomic<std::uint64_t>* counted;
 };
 
-struct line {
-  std::string text;
-};
+using line = wordcount::text_line;
 struct drain {};
 struct splitter : spate::typed_actor<splitter, line, drain> {
-  explicit splitter(std::vector<spate::actor_ref<counter>> counters)
-      : counters(std::move(counters)) {}
+  splitter(std::vector<spate::actor_ref<counter>> counters, wordcount::malformed_lines* malformed)
+      : counters(std::move(counters)), malformed(malformed) {}
   void on(line& l) {
+    if (!wordcount::is_valid_utf8(l.text)) {
+      malformed->record(l.number);
+      return;
+    }
     for_each_word(l.text, [&](const std::string& w) {
       const auto owner = std::hash<std::string>{}(w) % counters.size();
       spate::send(counters[owner], word{w});
@@ -56,6 +58,7 @@ struct splitter : spate::typed_actor<splitter, line, drain> {
   bool on(drain&) { return true; }
   void on_stop() { counters.clear(); }
   std::vector<spate::actor_ref<counter>> counters;
+  wordcount::malformed_lines* malformed;
 };
 
 }  // namespace
@@ -83,12 +86,13 @@ int main(int argc, char** argv) {
 
   spate::actor_system system(config);
   std::atomic<std::uint64_t> counted{0};
+  wordcount::malformed_lines malformed;
   std::vector<spate::actor_ref<counter>> counter_actors;
   for (std::size_t i = 0; i < counters; ++i)
     counter_actors.push_back(system.spawn<counter>(&counted));
   std::vector<spate::actor_ref<splitter>> splitter_actors;
   for (std::size_t i = 0; i < splitters; ++i) {
-    splitter_actors.push_back(system.spawn<splitter>(counter_actors));
+    splitter_actors.push_back(system.spawn<splitter>(counter_actors, &malformed));
   }
 
   wordcount::progress_reporter reporter(std::chrono::milliseconds(500),
@@ -96,11 +100,11 @@ int main(int argc, char** argv) {
 
   std::size_t next = 0;
   for (int r = 0; r < replay; ++r) {
-    for (const auto& l : lines) {
+    for (std::size_t n = 0; n < lines.size(); ++n) {
       // Keep splitters' mailboxes bounded: memory stays flat however large the input.
       auto& target = splitter_actors[next++ % splitters];
       while (target.mailbox_size() > 4096) std::this_thread::yield();
-      spate::send(target, line{l});
+      spate::send(target, line{n + 1, lines[n]});
     }
   }
   for (auto& s : splitter_actors) spate::request(s, drain{}, std::chrono::minutes(5)).get();
@@ -112,7 +116,8 @@ int main(int argc, char** argv) {
   reporter.stop();
 
   wordcount::print_summary(total, seconds, lines.size() * std::size_t(replay));
+  malformed.report(std::cout);
   wordcount::print_top(total, top);
 
-  return wordcount::check_against_sequential(lines, replay, total);
+  return wordcount::check_against_sequential(lines, replay, total, malformed.records());
 }

@@ -1,6 +1,7 @@
 #pragma once
 // What both word-count demos share: options, tokenising, reading the text, progress,
 // ranking and checking.
+#include <utf8proc.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -11,8 +12,11 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -99,20 +103,114 @@ inline void print_summary(const word_counts& total, double seconds, std::size_t 
             << words / seconds / 1e6 << " M words/s, " << lines / seconds / 1e6 << " M lines/s\n";
 }
 
-// Words are runs of ASCII letters, lower-cased; anything else separates them.
+// One line of the text with its number in the file (from 1), so that a malformed line can be
+// named.
+struct text_line {
+  std::size_t number;
+  std::string text;
+};
+
+// Whether `text` is well-formed UTF-8 (ASCII text is). utf8proc rejects overlong forms,
+// surrogates and truncated sequences as well as stray bytes.
+inline bool is_valid_utf8(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  const auto size = static_cast<utf8proc_ssize_t>(text.size());
+  for (utf8proc_ssize_t i = 0; i < size;) {
+    if (bytes[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t code_point = 0;
+    const utf8proc_ssize_t length = utf8proc_iterate(bytes + i, size - i, &code_point);
+    if (length < 0) return false;
+    i += length;
+  }
+  return true;
+}
+
+// Words are runs of letters of any script, with the combining marks that follow a letter,
+// lower-cased ("Café" and "CAFÉ" are "café"); anything else separates them. ASCII takes a
+// short path. Callers check is_valid_utf8 first; a stray byte would separate words.
 template <class F>
-void for_each_word(const std::string& line, F&& f) {
+void for_each_word(std::string_view line, F&& f) {
   std::string word;
-  for (char c : line) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      word += static_cast<char>(c | 0x20);
-    } else if (!word.empty()) {
+  const auto flush = [&] {
+    if (!word.empty()) {
       f(word);
       word.clear();
     }
+  };
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(line.data());
+  const auto size = static_cast<utf8proc_ssize_t>(line.size());
+  for (utf8proc_ssize_t i = 0; i < size;) {
+    const utf8proc_uint8_t c = bytes[i];
+    if (c < 0x80) {
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+        word += static_cast<char>(c | 0x20);
+      } else {
+        flush();
+      }
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t code_point = 0;
+    utf8proc_ssize_t length = utf8proc_iterate(bytes + i, size - i, &code_point);
+    const auto category = length < 0 ? UTF8PROC_CATEGORY_CN : utf8proc_category(code_point);
+    if (length < 0) length = 1;
+    const bool letter = category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO;
+    const bool mark = category >= UTF8PROC_CATEGORY_MN && category <= UTF8PROC_CATEGORY_ME;
+    if (letter || (mark && !word.empty())) {
+      utf8proc_uint8_t encoded[4];
+      const auto n =
+          utf8proc_encode_char(letter ? utf8proc_tolower(code_point) : code_point, encoded);
+      word.append(reinterpret_cast<const char*>(encoded), static_cast<std::size_t>(n));
+    } else {
+      flush();
+    }
+    i += length;
   }
-  if (!word.empty()) f(word);
+  flush();
 }
+
+// Lines that are not valid UTF-8 are malformed records. The demos leave their words out
+// (splitting them would make words of byte garbage), and count and name them instead of
+// dropping them silently. Shared by the replicas of a splitter farm; the lock is taken
+// only for malformed lines.
+class malformed_lines {
+ public:
+  void record(std::size_t line_number) {
+    const std::lock_guard lock(mutex_);
+    ++records_;
+    line_numbers_.insert(line_number);
+  }
+  std::uint64_t records() const {
+    const std::lock_guard lock(mutex_);
+    return records_;
+  }
+  // Nothing when every line was well-formed.
+  void report(std::ostream& out) const {
+    const std::lock_guard lock(mutex_);
+    if (records_ == 0) return;
+    out << "skipped " << records_ << " malformed records (lines that are not valid UTF-8): line"
+        << (line_numbers_.size() == 1 ? "" : "s");
+    constexpr std::size_t named = 10;
+    std::size_t shown = 0;
+    for (const std::size_t n : line_numbers_) {
+      if (shown == named) {
+        out << " and " << line_numbers_.size() - named << " more";
+        break;
+      }
+      out << (shown++ == 0 ? " " : ", ") << n;
+    }
+    out << " of the file";
+    out << '\n';
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::uint64_t records_ = 0;
+  std::set<std::size_t> line_numbers_;
+};
 
 // The text's lines, or nothing (after a message naming the file) when it cannot be read:
 // CLI11 checks --file only when it is given, not the default path.
@@ -138,13 +236,20 @@ inline void print_top(const word_counts& total, std::size_t top) {
   }
 }
 
-// Compares with a plain sequential count; prints the verdict and returns the exit code.
+// Compares with a plain sequential count of the same text: the same words, and every line
+// accounted for (counted, or reported as malformed). Prints the verdict, returns the exit code.
 inline int check_against_sequential(const std::vector<std::string>& lines, int replay,
-                                    const word_counts& total) {
+                                    const word_counts& total, std::uint64_t malformed_records) {
   word_counts expected;
-  for (const auto& l : lines)
+  std::uint64_t expected_malformed = 0;
+  for (const auto& l : lines) {
+    if (!is_valid_utf8(l)) {
+      expected_malformed += static_cast<std::uint64_t>(replay);
+      continue;
+    }
     for_each_word(l, [&](const std::string& w) { expected[w] += replay; });
-  if (expected != total) {
+  }
+  if (expected != total || expected_malformed != malformed_records) {
     std::cout << "check: MISMATCH against a sequential count of the same text\n";
     return 1;
   }
