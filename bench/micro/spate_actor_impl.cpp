@@ -1,4 +1,5 @@
 // pipeline3, prodcons and latency_chain with spate's typed actors on the shared pool.
+#include <functional>
 #include <future>
 #include <latch>
 #include <vector>
@@ -12,8 +13,9 @@
 namespace spate_bench {
 namespace {
 
-// A source keeps at most this many items in its successor's mailbox: the actor-level
-// counterpart of a bounded channel (send_next_if in the streaming layer).
+// A source keeps at most this many items in the actors after it (their mailboxes added up):
+// the actor-level counterpart of bounded channels (send_next_if in the streaming layer), so
+// that memory stays bounded however fast the source is.
 constexpr std::size_t max_in_flight = 8192;
 constexpr std::uint64_t batch = 1024;
 
@@ -44,9 +46,17 @@ struct forwarder : spate::typed_actor<forwarder<Item, Next>, Item> {
 
 template <class Item, class Next, class Make>
 struct batching_source : spate::typed_actor<batching_source<Item, Next, Make>, tick> {
-  batching_source(spate::actor_ref<Next> next, std::uint64_t n) : next(std::move(next)), n(n) {}
+  // `later_backlog`: items queued in the actors after `next` (none by default). Watching only
+  // `next` would let a fast forwarder move the backlog into the next mailbox unbounded.
+  batching_source(
+      spate::actor_ref<Next> next, std::uint64_t n,
+      std::function<std::size_t()> later_backlog = [] { return std::size_t{0}; })
+      : next(std::move(next)), n(n), later_backlog(std::move(later_backlog)) {}
   void on(tick&) {
-    if (next.mailbox_size() < max_in_flight) {
+    // The later mailboxes are read only when `next` has room: reading them steals their
+    // actors' hot cache lines, and a throttled source re-checks on every tick.
+    const std::size_t queued = next.mailbox_size();
+    if (queued < max_in_flight && queued + later_backlog() < max_in_flight) {
       const std::uint64_t end = std::min(n, sent + batch);
       for (; sent < end; ++sent) spate::send(next, Make{}(sent));
     }
@@ -54,6 +64,7 @@ struct batching_source : spate::typed_actor<batching_source<Item, Next, Make>, t
   }
   spate::actor_ref<Next> next;
   std::uint64_t n, sent = 0;
+  std::function<std::size_t()> later_backlog;
 };
 
 struct make_tuple {
@@ -72,7 +83,7 @@ json pipeline3(const bench_params& p) {
   using source_t = batching_source<tuple24, forwarder_t, make_tuple>;
   auto sink = system.spawn<sink_t>(n, &done);
   auto middle = system.spawn<forwarder_t>(sink);
-  auto source = system.spawn<source_t>(middle, n);
+  auto source = system.spawn<source_t>(middle, n, [sink] { return sink.mailbox_size(); });
   std::uint64_t checksum = 0;
   json m;
   timed_run(m, [&] {
