@@ -85,11 +85,10 @@ int main(int argc, char** argv) {
                                                })
                          .named("reader"),
                      flow::farm(flow::flat_map<std::string>([&](text_line& line, auto emit) {
-                                  if (!wordcount::is_valid_utf8(line.text)) {
+                                  if (!for_each_word(line.text,
+                                                     [&](const std::string& w) { emit(w); })) {
                                     malformed.record(line.number);
-                                    return;
                                   }
-                                  for_each_word(line.text, [&](const std::string& w) { emit(w); });
                                 }).named("splitter"),
                                 parallelism),
                      flow::farm(flow::make_stage<counter>(&progress).named("counter"), parallelism,

@@ -45,14 +45,11 @@ struct splitter : spate::typed_actor<splitter, line, drain> {
   splitter(std::vector<spate::actor_ref<counter>> counters, wordcount::malformed_lines* malformed)
       : counters(std::move(counters)), malformed(malformed) {}
   void on(line& l) {
-    if (!wordcount::is_valid_utf8(l.text)) {
-      malformed->record(l.number);
-      return;
-    }
-    for_each_word(l.text, [&](const std::string& w) {
+    const bool well_formed = for_each_word(l.text, [&](const std::string& w) {
       const auto owner = std::hash<std::string>{}(w) % counters.size();
       spate::send(counters[owner], word{w});
     });
+    if (!well_formed) malformed->record(l.number);
   }
   // Answers once every earlier line was split (the mailbox is FIFO per sender).
   bool on(drain&) { return true; }

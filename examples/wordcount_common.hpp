@@ -128,11 +128,13 @@ inline bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
-// Words are runs of letters of any script, with the combining marks that follow a letter,
-// lower-cased ("Café" and "CAFÉ" are "café"); anything else separates them. ASCII takes a
-// short path. Callers check is_valid_utf8 first; a stray byte would separate words.
+// Calls f(word) for each word of `line` and returns true; or, when the line is not valid
+// UTF-8 (a malformed record), calls nothing and returns false. Words are runs of letters of
+// any script, with the combining marks that follow a letter, lower-cased ("Café" and "CAFÉ"
+// are "café"); anything else separates them. ASCII takes a short path.
 template <class F>
-void for_each_word(std::string_view line, F&& f) {
+bool for_each_word(std::string_view line, F&& f) {
+  if (!is_valid_utf8(line)) return false;
   std::string word;
   const auto flush = [&] {
     if (!word.empty()) {
@@ -154,9 +156,8 @@ void for_each_word(std::string_view line, F&& f) {
       continue;
     }
     utf8proc_int32_t code_point = 0;
-    utf8proc_ssize_t length = utf8proc_iterate(bytes + i, size - i, &code_point);
-    const auto category = length < 0 ? UTF8PROC_CATEGORY_CN : utf8proc_category(code_point);
-    if (length < 0) length = 1;
+    i += utf8proc_iterate(bytes + i, size - i, &code_point);  // > 0: the line is valid
+    const auto category = utf8proc_category(code_point);
     const bool letter = category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO;
     const bool mark = category >= UTF8PROC_CATEGORY_MN && category <= UTF8PROC_CATEGORY_ME;
     if (letter || (mark && !word.empty())) {
@@ -167,9 +168,9 @@ void for_each_word(std::string_view line, F&& f) {
     } else {
       flush();
     }
-    i += length;
   }
   flush();
+  return true;
 }
 
 // Lines that are not valid UTF-8 are malformed records. The demos leave their words out
@@ -202,8 +203,7 @@ class malformed_lines {
       }
       out << (shown++ == 0 ? " " : ", ") << n;
     }
-    out << " of the file";
-    out << '\n';
+    out << " of the file\n";
   }
 
  private:
@@ -243,11 +243,9 @@ inline int check_against_sequential(const std::vector<std::string>& lines, int r
   word_counts expected;
   std::uint64_t expected_malformed = 0;
   for (const auto& l : lines) {
-    if (!is_valid_utf8(l)) {
+    if (!for_each_word(l, [&](const std::string& w) { expected[w] += replay; })) {
       expected_malformed += static_cast<std::uint64_t>(replay);
-      continue;
     }
-    for_each_word(l, [&](const std::string& w) { expected[w] += replay; });
   }
   if (expected != total || expected_malformed != malformed_records) {
     std::cout << "check: MISMATCH against a sequential count of the same text\n";
