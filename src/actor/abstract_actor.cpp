@@ -42,16 +42,10 @@ void abstract_actor::quit(exit_reason reason) {
 }
 
 void abstract_actor::schedule_if_idle() {
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with resume()'s fence
-  if (state_.load(std::memory_order_relaxed) != state_idle) return;
-  int expected = state_idle;
-  if (state_.compare_exchange_strong(expected, state_scheduled, std::memory_order_acq_rel)) {
-    schedule_on_executor();
-  }
+  if (activation_.notify()) schedule_on_executor();
 }
 
 void abstract_actor::schedule_on_executor() {
-  add_ref();  // the scheduled activation holds a reference; resume() drops it
   executor_->schedule(this);
 }
 
@@ -64,23 +58,18 @@ resume_result abstract_actor::resume(std::size_t budget) {
   std::size_t handled = 0;
   if (!quit_requested_) handled = process_mailbox(budget);
   if (quit_requested_) {
+    // Termination drops the registry's reference; this one keeps the actor alive until
+    // terminate() returns (it may be the last).
+    const actor keep_alive = self();
     terminate(quit_reason_);
-    release();
     return resume_result::done;
   }
   if (handled == budget) return resume_result::resume_later;
-  // Idle handshake (see the header): after the store, another activation may already be
-  // running, so only producer-side atomics are read from here on.
+  // The re-check reads only producer-side atomics: another activation may be running.
   const mailbox_mark mark = mark_mailbox();
-  state_.store(state_idle, std::memory_order_release);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (mailbox_grew_since(mark) || !control_.empty_approx()) {
-    int expected = state_idle;
-    if (state_.compare_exchange_strong(expected, state_scheduled, std::memory_order_acq_rel)) {
-      return resume_result::resume_later;
-    }
+  if (activation_.go_idle([&] { return mailbox_grew_since(mark) || !control_.empty_approx(); })) {
+    return resume_result::resume_later;
   }
-  release();
   return resume_result::awaiting;
 }
 
@@ -192,7 +181,7 @@ void abstract_actor::handle_down(down_msg& m) {
 
 void abstract_actor::terminate(exit_reason reason) {
   guarded(nullptr, [&] { on_terminated(reason); });
-  state_.store(state_terminated, std::memory_order_release);
+  activation_.finish();
   const std::size_t dropped = drop_mailbox();
   for (std::size_t i = 0; i < dropped; ++i) system_->count_dead_letter();
   while (control_message* m = control_.pop()) delete m;

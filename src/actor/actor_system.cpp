@@ -55,11 +55,11 @@ void actor_system::launch(abstract_actor* a, spawn_options options, std::string 
   try {
     register_actor(a, false);
   } catch (...) {
-    a->state_.store(abstract_actor::state_terminated);
+    a->activation_.finish();
     throw;
   }
-  // The first activation runs initialize() (on_start / make_behavior).
-  a->add_ref();
+  // The first activation runs initialize() (on_start / make_behavior). A new actor's
+  // activation starts scheduled, so no sender can have scheduled it already.
   a->executor_->schedule(a);
 }
 

@@ -22,14 +22,13 @@ std::optional<dynamic_envelope> blocking_actor::next_message(
       mailbox_.pop();
       return taken;
     }
-    // Same handshake as abstract_actor::resume, with a wait instead of a return.
+    // The activation handshake, with a wait on the thread's event instead of a return: a
+    // sender that wins the unit calls schedule_on_executor(), which signals the event.
     const mailbox_mark mark = mark_mailbox();
-    state_.store(state_idle, std::memory_order_release);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (!mailbox_grew_since(mark) && control_is_empty()) {
+    if (!activation_.go_idle([&] { return mailbox_grew_since(mark) || !control_is_empty(); })) {
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) {
-        state_.store(state_scheduled, std::memory_order_relaxed);
+        activation_.resume_after_wait();
         return std::nullopt;
       }
       if (deadline == std::chrono::steady_clock::time_point::max()) {
@@ -37,8 +36,8 @@ std::optional<dynamic_envelope> blocking_actor::next_message(
       } else {
         wake_.wait_for(deadline - now);
       }
+      activation_.resume_after_wait();
     }
-    state_.store(state_scheduled, std::memory_order_relaxed);
   }
 }
 

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <ctime>
 
+#include "spate/platform/stress_point.hpp"
+
 namespace spate {
 namespace {
 
@@ -26,42 +28,56 @@ void futex_wake_one(std::atomic<std::uint32_t>* word) noexcept {
 }  // namespace
 
 // State machine: unsignalled -> sleeping (waiter about to enter the kernel) -> unsignalled
-// (woke) and any -> signalled (notify). The waiter consumes the signal on return.
+// (woke) and any -> signalled (notify). The waiter consumes the signal on return with an
+// acquiring exchange, never with a plain store: a notify that lands between the waiter's
+// look and its reset would otherwise be erased, and the waiter would not see (acquire) the
+// work that notifier published before signalling.
+bool parking_event::consume_signal() noexcept {
+  return state_.exchange(unsignalled, std::memory_order_acquire) == signalled;
+}
+
 bool parking_event::wait_for(std::chrono::nanoseconds timeout) noexcept {
-  std::uint32_t expected = unsignalled;
-  if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire)) {
-    state_.store(unsignalled, std::memory_order_relaxed);  // consume the early signal
+  if (timeout == std::chrono::nanoseconds::max()) {
+    wait();
     return true;
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::uint32_t expected = unsignalled;
+  if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire)) {
+    consume_signal();  // an early notify
+    return true;
+  }
+  stress_point();
+  const auto now = std::chrono::steady_clock::now();
+  // Saturate instead of overflowing: a huge timeout means "until notified".
+  const auto deadline = timeout >= std::chrono::steady_clock::time_point::max() - now
+                            ? std::chrono::steady_clock::time_point::max()
+                            : now + timeout;
   for (;;) {
     auto left = deadline - std::chrono::steady_clock::now();
     if (left <= std::chrono::nanoseconds::zero()) break;
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
     timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
     futex_wait(&state_, sleeping, &ts);
-    if (state_.load(std::memory_order_acquire) == signalled) {
-      state_.store(unsignalled, std::memory_order_relaxed);
-      return true;
-    }
+    if (state_.load(std::memory_order_relaxed) == signalled) return consume_signal();
   }
   // Timed out: withdraw from `sleeping`; a notify racing with the timeout still counts.
   expected = sleeping;
   if (state_.compare_exchange_strong(expected, unsignalled, std::memory_order_acquire)) {
     return false;
   }
-  state_.store(unsignalled, std::memory_order_relaxed);
+  consume_signal();
   return true;
 }
 
 void parking_event::wait() noexcept {
   std::uint32_t expected = unsignalled;
   if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire)) {
-    state_.store(unsignalled, std::memory_order_relaxed);
+    consume_signal();
     return;
   }
-  while (state_.load(std::memory_order_acquire) == sleeping) futex_wait(&state_, sleeping, nullptr);
-  state_.store(unsignalled, std::memory_order_relaxed);
+  stress_point();
+  while (state_.load(std::memory_order_relaxed) == sleeping) futex_wait(&state_, sleeping, nullptr);
+  consume_signal();
 }
 
 void parking_event::notify() noexcept {

@@ -7,8 +7,10 @@
 
 #include "spate/platform/backoff.hpp"
 #include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/handshake_fence.hpp"
 #include "spate/platform/parking_event.hpp"
 #include "spate/platform/single_writer_counter.hpp"
+#include "spate/platform/stress_point.hpp"
 #include "spate/scheduler/local_run_queue.hpp"
 
 namespace spate {
@@ -164,7 +166,8 @@ void worker_pool::schedule_external(task* t) {
         workers_[next_external_.fetch_add(1, std::memory_order_relaxed) % workers_.size()].get();
   }
   target->inbox.push(t);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in park()
+  stress_point();
+  handshake_fence();  // pairs with the fence in park()
   int expected = parked;
   if (target->state.compare_exchange_strong(expected, notified, std::memory_order_acq_rel)) {
     target->event.notify();
@@ -172,7 +175,8 @@ void worker_pool::schedule_external(task* t) {
 }
 
 void worker_pool::wake_if_stealable(worker&) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in park()
+  stress_point();
+  handshake_fence();  // pairs with the fence in park()
   if (searching_.load(std::memory_order_relaxed) == 0 &&
       parked_.load(std::memory_order_relaxed) != 0) {
     wake_one_parked();
@@ -323,7 +327,8 @@ task* worker_pool::park(worker& w) {
   searching_.fetch_sub(1, std::memory_order_relaxed);
   parked_.fetch_add(1, std::memory_order_relaxed);
   w.state.store(parked, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the enqueuers' fences
+  stress_point();
+  handshake_fence();  // pairs with the enqueuers' fences
   bool woken_by_notify = false;
   if (!has_visible_work(w) && !stopping_.load(std::memory_order_acquire)) {
     woken_by_notify = w.event.wait_for(config_.park_timeout);

@@ -1,13 +1,12 @@
 #pragma once
-// The base of every actor: identity, reference count, the scheduling state machine, the
-// control queue, links and monitors, and termination.
+// The base of every actor: identity, reference count, the control queue, links and
+// monitors, and termination.
 //
-// Scheduling protocol (one activation at a time, no lost messages):
-//   sender:   push message; fence; if state == idle and CAS(idle -> scheduled): schedule
-//   actor:    drain up to the budget; state = idle; fence; if a message is ready and
-//             CAS(idle -> scheduled): run again, else return awaiting
-// The fences make it a Dekker handshake: either the sender sees `idle`, or the actor sees
-// the message. `terminated` is final: later sends are counted as dead letters.
+// Scheduling is the activation handshake (scheduler/activation.hpp): a sender pushes its
+// message and calls notify(); the actor drains up to its budget and calls go_idle() with
+// "did a mailbox grow?" as the re-check. Termination is the activation's finish(): later
+// sends are counted as dead letters. Lifetime follows the activation's rule: the system's
+// registry holds a reference until the actor terminates, handles hold more.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -25,6 +24,7 @@
 #include "spate/actor/message.hpp"
 #include "spate/actor/response.hpp"
 #include "spate/channel/intrusive_mpsc_queue.hpp"
+#include "spate/scheduler/activation.hpp"
 #include "spate/scheduler/task.hpp"
 
 namespace spate {
@@ -52,9 +52,7 @@ class abstract_actor : public task {
   std::uint64_t id() const noexcept { return id_; }
   const std::string& name() const noexcept { return name_; }
   actor_system& system() const noexcept { return *system_; }
-  bool is_terminated() const noexcept {
-    return state_.load(std::memory_order_acquire) == state_terminated;
-  }
+  bool is_terminated() const noexcept { return activation_.is_finished(); }
   virtual std::size_t mailbox_size() const noexcept = 0;
 
   // ---- used by send / request (any thread) ----
@@ -146,10 +144,7 @@ class abstract_actor : public task {
   bool control_is_empty() const noexcept { return control_.empty_approx(); }
   void terminate(exit_reason reason);
 
-  static constexpr int state_idle = 0;
-  static constexpr int state_scheduled = 1;
-  static constexpr int state_terminated = 2;
-  std::atomic<int> state_{state_scheduled};
+  activation activation_;
 
  private:
   friend class actor_system;

@@ -152,15 +152,19 @@ class edge_writers {
     return pending_count_ == 0;
   }
 
+  // Every edge is committed before the one fence: a commit made after it would not be
+  // ordered before the consumer checks that follow it (activation.hpp, step P1), and a
+  // consumer going idle at that moment could miss its items.
   void notify_consumers() noexcept {
-    bool fenced = false;
+    bool any = false;
     for (auto& w : writers_) {
       commit(w);
+      any = any || w.unnotified != 0;
+    }
+    if (!any) return;
+    handshake_fence();  // one for all consumers
+    for (auto& w : writers_) {
       if (w.unnotified != 0) {
-        if (!fenced) {
-          std::atomic_thread_fence(std::memory_order_seq_cst);  // one for all consumers
-          fenced = true;
-        }
         w.unnotified = 0;
         w.target->consumer->notify_after_fence();
       }

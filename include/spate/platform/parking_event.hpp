@@ -11,17 +11,21 @@ namespace spate {
 
 class parking_event {
  public:
-  // Blocks until notified or until `timeout` passes. Returns true when notified.
-  // A notify that happened before this call is not lost: it makes the call return at once.
+  // Owner thread only (one waiter per event). Blocks until notified or until `timeout`
+  // passes (nanoseconds::max(): no time-out). Returns true when notified. A notify that
+  // happened before this call is not lost: it makes the call return at once. What the
+  // notifier wrote before notify() is visible after a notified return.
   bool wait_for(std::chrono::nanoseconds timeout) noexcept;
   // Blocks until notified.
   void wait() noexcept;
-  // Wakes the waiter (or pre-signals the next wait).
+  // Any thread. Wakes the waiter (or pre-signals the next wait; signals do not add up).
   void notify() noexcept;
-  // Clears a pending signal without waiting.
+  // Owner thread only. Clears a pending signal without waiting.
   void reset() noexcept { state_.store(unsignalled, std::memory_order_relaxed); }
 
  private:
+  bool consume_signal() noexcept;
+
   static constexpr std::uint32_t unsignalled = 0;
   static constexpr std::uint32_t signalled = 1;
   static constexpr std::uint32_t sleeping = 2;

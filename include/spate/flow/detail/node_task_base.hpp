@@ -1,7 +1,9 @@
 #pragma once
-// The scheduling half of a node replica: the same idle hand-shake as actors
-// (abstract_actor.hpp), with "input arrived", "output space freed" and "cancelled" as the
-// reasons to be scheduled.
+// The scheduling half of a node replica: the activation handshake
+// (scheduler/activation.hpp), with "input arrived", "output space freed" and "cancelled" as
+// the reasons to be scheduled. Lifetime follows the activation's rule: the graph's state owns
+// the task, and every unfinished task holds a reference to that state, dropped after
+// finish().
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "spate/flow/detail/graph_state.hpp"
+#include "spate/platform/handshake_fence.hpp"
 #include "spate/platform/single_writer_counter.hpp"
+#include "spate/scheduler/activation.hpp"
 #include "spate/scheduler/task.hpp"
 
 namespace spate::flow::detail {
@@ -22,21 +26,16 @@ class node_task_base : public task {
 
   // Schedules the task if it is idle. Any thread; cheap when it is already scheduled.
   void notify() noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    notify_after_fence();
+    if (activation_.notify()) executor_->schedule(this);
   }
-  // For waking several tasks: one seq_cst fence by the caller, then this for each.
+  // For waking several tasks: one handshake_fence() by the caller, then this for each.
   void notify_after_fence() noexcept {
-    if (state_.load(std::memory_order_relaxed) != idle) return;
-    int expected = idle;
-    if (state_.compare_exchange_strong(expected, scheduled, std::memory_order_acq_rel)) {
-      executor_->schedule(this);
-    }
+    if (activation_.notify_after_fence()) executor_->schedule(this);
   }
 
   // One line for diagnostics: state, inputs (queued/closed/producer waiting), output.
   virtual std::string describe() const = 0;
-  int state_for_diagnostics() const noexcept { return state_.load(std::memory_order_relaxed); }
+  int state_for_diagnostics() const noexcept { return static_cast<int>(activation_.current()); }
 
   void set_executor(executor* e) noexcept { executor_ = e; }
   // Items one activation may handle; 0 takes the executor's budget (graph_options).
@@ -70,43 +69,22 @@ class node_task_base : public task {
   // What the node does with one activation of at most `budget` items.
   virtual resume_result activate(std::size_t budget) = 0;
 
-  static constexpr int idle = 0;
-  static constexpr int scheduled = 1;
-  static constexpr int finished = 2;
-
-  // Publishes idle, then asks `more_work` (which must read only atomics that producers
-  // write); takes the activation back when it says yes. Returns the result for resume().
-  //
-  // Once idle is published, another activation of this task may run, and even finish: the
-  // graph, this task and its edges could then be destroyed under the check. `idle_checks_`
-  // says a check is running; finish() waits for it before letting go of the graph. (Holding
-  // a copy of the graph's shared_ptr here instead costs two atomic operations on one
-  // counter that every task of the graph shares, on every idle transition.)
+  // Goes idle unless `more_work` (which must read only atomics that producers write) or
+  // cancellation says otherwise. Returns the result for resume().
   template <class MoreWork>
   resume_result go_idle(MoreWork&& more_work) noexcept {
     charge_busy_time();
-    idle_checks_.fetch_add(1, std::memory_order_relaxed);  // ordered by the release below
-    state_.store(idle, std::memory_order_release);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    resume_result result = resume_result::awaiting;
-    if (more_work() || graph_cancelled_->load(std::memory_order_relaxed)) {
-      int expected = idle;
-      if (state_.compare_exchange_strong(expected, scheduled, std::memory_order_acq_rel)) {
-        result = resume_result::resume_later;
-      }
-    }
-    idle_checks_.fetch_sub(1, std::memory_order_release);  // the last access to this task
-    return result;
+    const std::atomic<bool>& cancelled = *graph_cancelled_;
+    const bool keep_running = activation_.go_idle(
+        [&] { return more_work() || cancelled.load(std::memory_order_relaxed); });
+    return keep_running ? resume_result::resume_later : resume_result::awaiting;
   }
 
   // The last step of a task: marks it finished and drops its reference to the graph (which
   // may destroy the graph, this task included: nothing may follow but `return`).
   resume_result finish() noexcept {
     charge_busy_time();
-    state_.store(finished, std::memory_order_release);
-    // An earlier activation's idle check may still be reading this task (go_idle). It is a
-    // few loads long, so waiting for it is short.
-    while (idle_checks_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    activation_.finish();
     std::shared_ptr<graph_state> last = std::move(graph_);
     last->task_finished();
     last.reset();
@@ -164,7 +142,7 @@ class node_task_base : public task {
   static void release_waiting_producers(const Edges& inputs,
                                         bool unconditionally = false) noexcept {
     if (inputs.empty()) return;
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the producer's go_idle
+    handshake_fence();  // step P1 for every producer below (activation.hpp)
     for (auto* e : inputs) {
       if (e->producer_waiting.load(std::memory_order_relaxed) &&
           (unconditionally || e->has_room_to_resume())) {
@@ -214,7 +192,6 @@ class node_task_base : public task {
     add_single_writer(stats_.busy_ns, static_cast<std::uint64_t>(spent.count()));
   }
 
-  std::atomic<int> state_{scheduled};
   node_stats& stats_;
 
  private:
@@ -224,7 +201,7 @@ class node_task_base : public task {
   std::chrono::steady_clock::time_point activation_start_{};
   std::shared_ptr<graph_state> graph_;
   const std::atomic<bool>* graph_cancelled_ = nullptr;
-  std::atomic<int> idle_checks_{0};
+  activation activation_;
 };
 
 }  // namespace spate::flow::detail

@@ -1,0 +1,328 @@
+// The stress harness: every wake-up handshake of spate, run many times with random yields
+// and sleeps injected between publish and re-check (platform/stress_point.hpp; active in
+// builds configured with SPATE_STRESS_HOOKS=ON, the tsan and stress presets).
+//
+// A lost wake-up shows up as a stall: work published, nobody running to take it. The
+// worker pools here park with a one-minute safety timeout, so a lost wake-up is not hidden
+// by a periodic wake; a watchdog fails the test when a round makes no progress in time.
+//
+// Rounds: SPATE_STRESS_ROUNDS (default 1 for CI; the long run in docs/runtime.md uses 200).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "spate/actor.hpp"
+#include "spate/flow.hpp"
+#include "spate/platform/parking_event.hpp"
+#include "spate/platform/stress_point.hpp"
+#include "spate/scheduler/activation.hpp"
+#include "spate/scheduler/worker_pool.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+int rounds() {
+  const char* text = std::getenv("SPATE_STRESS_ROUNDS");
+  return text != nullptr ? std::max(1, std::atoi(text)) : 1;
+}
+
+// Injection on for the test's duration.
+struct inject_delays {
+  bool previous = spate::set_stress_injection(true);
+  ~inject_delays() { spate::set_stress_injection(previous); }
+};
+
+// Runs `body` on a thread of its own; fails (and ends the process, since the body may be
+// stuck for good) when it has not returned within `limit`.
+void within(std::chrono::seconds limit, const std::string& what, std::function<void()> body) {
+  std::packaged_task<void()> task(std::move(body));
+  auto done = task.get_future();
+  std::thread runner(std::move(task));
+  if (done.wait_for(limit) != std::future_status::ready) {
+    std::fprintf(stderr, "stress: '%s' made no progress for %lld s: a lost wake-up\n", what.c_str(),
+                 static_cast<long long>(limit.count()));
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  runner.join();
+  done.get();  // rethrows a failure of the body
+}
+
+spate::scheduler_config no_safety_net(std::size_t threads) {
+  auto c = spate::scheduler_config::default_preset();
+  c.threads = threads;
+  c.park_timeout = std::chrono::microseconds(60'000'000);
+  // Park soon, so that nearly every hand-off goes through the park/wake path.
+  c.aggressive.attempts = 2;
+  c.moderate.attempts = 1;
+  return c;
+}
+
+// ---- activation: notify / go_idle ---------------------------------------------------------
+
+// A unit whose work is a counter that producers raise; each activation takes what is there.
+struct counting_unit final : spate::task {
+  spate::executor* executor = nullptr;
+  spate::activation activation;
+  std::atomic<std::uint64_t> published{0};
+  std::uint64_t taken = 0;  // only the running activation
+  std::atomic<std::uint64_t> taken_total{0};
+
+  void produce() {
+    published.fetch_add(1, std::memory_order_release);
+    if (activation.notify()) executor->schedule(this);
+  }
+  spate::resume_result resume(std::size_t) override {
+    taken = published.load(std::memory_order_acquire);
+    taken_total.store(taken, std::memory_order_release);
+    const std::uint64_t seen = taken;
+    return activation.go_idle([&] { return published.load(std::memory_order_acquire) != seen; })
+               ? spate::resume_result::resume_later
+               : spate::resume_result::awaiting;
+  }
+};
+
+}  // namespace
+
+TEST(stress, activation_notify_racing_go_idle_never_strands_work) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "activation notify/go_idle", [] {
+      spate::worker_pool pool(no_safety_net(2));
+      counting_unit unit;
+      unit.executor = &pool;
+      pool.schedule(&unit);  // the first activation (the unit starts scheduled)
+      constexpr int producers = 3, per_producer = 20'000;
+      std::vector<std::thread> threads;
+      for (int p = 0; p < producers; ++p) {
+        threads.emplace_back([&] {
+          for (int i = 0; i < per_producer; ++i) {
+            unit.produce();
+            if (i % 64 == 0) std::this_thread::sleep_for(1us);  // let the unit go idle
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+      const std::uint64_t total = producers * per_producer;
+      while (unit.taken_total.load(std::memory_order_acquire) != total) {
+        std::this_thread::sleep_for(100us);
+      }
+      // Stop only once the unit is idle for good (its last go_idle returned).
+      while (unit.activation.current() != spate::activation::state::idle) {
+        std::this_thread::yield();
+      }
+      pool.stop();
+    });
+  }
+}
+
+// ---- parking_event: notify / wait_for -----------------------------------------------------
+
+TEST(stress, parking_event_never_loses_a_notify) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "parking_event ping-pong", [] {
+      spate::parking_event to_consumer, to_producer;
+      std::atomic<int> value{0};
+      constexpr int exchanges = 20'000;
+      std::thread consumer([&] {
+        for (int i = 1; i <= exchanges; ++i) {
+          while (value.load(std::memory_order_relaxed) != i) to_consumer.wait();
+          to_producer.notify();
+        }
+      });
+      for (int i = 1; i <= exchanges; ++i) {
+        value.store(i, std::memory_order_relaxed);
+        to_consumer.notify();
+        // A notified return must show what the notifier wrote before notify().
+        while (!to_producer.wait_for(std::chrono::nanoseconds::max())) {
+        }
+      }
+      consumer.join();
+      EXPECT_EQ(value.load(), exchanges);
+    });
+  }
+}
+
+// ---- worker pool: park / wake from outside and inside ------------------------------------
+
+namespace {
+struct hop_task final : spate::task {
+  spate::worker_pool* pool = nullptr;
+  std::atomic<int>* remaining = nullptr;
+  int hops = 0;
+  spate::resume_result resume(std::size_t) override {
+    if (--hops > 0) {
+      pool->schedule(this);  // from a worker: the LIFO slot, waking a thief if needed
+      return spate::resume_result::awaiting;
+    }
+    remaining->fetch_sub(1, std::memory_order_acq_rel);
+    return spate::resume_result::done;
+  }
+};
+}  // namespace
+
+TEST(stress, worker_pool_wakes_parked_workers_for_outside_and_stolen_work) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "worker park/wake", [] {
+      spate::worker_pool pool(no_safety_net(3));  // more workers than cores
+      constexpr int tasks = 4'000;
+      std::vector<hop_task> work(tasks);
+      std::atomic<int> remaining{tasks};
+      for (int i = 0; i < tasks; ++i) {
+        work[i].pool = &pool;
+        work[i].remaining = &remaining;
+        work[i].hops = 1 + i % 7;
+        pool.schedule(&work[i]);  // from outside: inbox of a parked or running worker
+        if (i % 16 == 0) std::this_thread::sleep_for(20us);  // let workers park in between
+      }
+      while (remaining.load(std::memory_order_acquire) != 0) std::this_thread::sleep_for(100us);
+      pool.stop();
+    });
+  }
+}
+
+// ---- flow: producer waits for room / consumer wakes, by key over many edges, EOS ---------
+
+namespace {
+namespace flow = spate::flow;
+
+struct add_one : flow::node<std::uint64_t, std::uint64_t> {
+  void consume(std::uint64_t& v) { send_next(v + 1); }
+};
+}  // namespace
+
+TEST(stress, flow_graph_with_tiny_rings_delivers_everything_and_ends) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(120s, "flow producer-wait / consumer-wake / end of stream", [] {
+      spate::worker_pool pool(no_safety_net(3));
+      constexpr std::uint64_t n = 30'000;
+      std::uint64_t sum = 0, count = 0;
+      flow::graph_options options;
+      options.channel_capacity = 2;  // nearly every send waits for room
+      options.items_per_activation = 3;
+      flow::graph g(
+          flow::pipeline(
+              flow::generate<std::uint64_t>(n, [](std::size_t i) { return i; }),
+              flow::farm(add_one{}, 3, flow::by_key{[](const std::uint64_t& v) { return v / 5; }}),
+              flow::farm(add_one{}, 2, flow::least_loaded{}), flow::sink([&](std::uint64_t& v) {
+                sum += v;
+                ++count;
+              })),
+          options);
+      g.run(pool);
+      EXPECT_EQ(count, n);
+      EXPECT_EQ(sum, n * (n - 1) / 2 + 2 * n);
+    });
+  }
+}
+
+TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(120s, "flow cancel", [] {
+      spate::worker_pool pool(no_safety_net(2));
+      for (int attempt = 0; attempt < 20; ++attempt) {
+        flow::graph_options options;
+        options.channel_capacity = 4;
+        flow::graph g(flow::pipeline(
+                          flow::generate<std::uint64_t>(1'000'000, [](std::size_t i) { return i; }),
+                          flow::farm(add_one{}, 2), flow::sink([](std::uint64_t&) {})),
+                      options);
+        g.start(pool);
+        std::this_thread::sleep_for(std::chrono::microseconds(50 * attempt));
+        g.cancel();
+        g.wait();  // every task must end: a stranded one hangs here
+        EXPECT_TRUE(g.finished());
+      }
+    });
+  }
+}
+
+// ---- actors: messages racing the idle transition, shutdown racing sends -------------------
+
+namespace {
+struct ping {
+  std::uint32_t n;
+};
+struct counter_actor : spate::typed_actor<counter_actor, ping> {
+  void on(ping&) { received->fetch_add(1, std::memory_order_relaxed); }
+  std::atomic<std::uint64_t>* received = nullptr;
+};
+}  // namespace
+
+TEST(stress, actor_messages_racing_idle_are_all_handled) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "actor send / go idle", [] {
+      spate::actor_system_config config;
+      config.scheduler = no_safety_net(2);
+      spate::actor_system system(config);
+      std::atomic<std::uint64_t> received{0};
+      std::vector<spate::actor_ref<counter_actor>> actors;
+      for (int i = 0; i < 8; ++i) {
+        actors.push_back(system.spawn<counter_actor>());
+        actors.back().get()->received = &received;
+      }
+      constexpr int senders = 3, per_sender = 8'000;
+      std::vector<std::thread> threads;
+      for (int s = 0; s < senders; ++s) {
+        threads.emplace_back([&, s] {
+          for (int i = 0; i < per_sender; ++i) {
+            spate::send(actors[(i + s) % actors.size()], ping{std::uint32_t(i)});
+            if (i % 32 == 0) std::this_thread::sleep_for(1us);
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+      while (received.load() != std::uint64_t(senders) * per_sender) {
+        std::this_thread::sleep_for(100us);
+      }
+      system.shutdown();
+    });
+  }
+}
+
+TEST(stress, shutdown_racing_sends_ends_cleanly) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "shutdown racing sends", [] {
+      std::atomic<std::uint64_t> received{0};
+      std::atomic<bool> stop{false};
+      std::vector<std::thread> threads;
+      {
+        spate::actor_system_config config;
+        config.scheduler = no_safety_net(2);
+        config.error_reporter = [](const std::string&) {};
+        spate::actor_system system(config);
+        auto target = system.spawn<counter_actor>();
+        target.get()->received = &received;
+        for (int s = 0; s < 2; ++s) {
+          threads.emplace_back([&stop, target] {
+            while (!stop.load(std::memory_order_relaxed)) spate::send(target, ping{0});
+          });
+        }
+        std::this_thread::sleep_for(2ms);
+        system.shutdown();  // kills the target while the senders keep sending
+        EXPECT_TRUE(target.is_terminated());
+        std::this_thread::sleep_for(1ms);  // senders go on sending to a terminated actor
+        stop.store(true);
+        for (auto& t : threads) t.join();
+        const auto before = system.dead_letters();
+        spate::send(target, ping{0});
+        EXPECT_EQ(system.dead_letters(), before + 1);  // a send after termination is counted
+      }
+    });
+  }
+}
