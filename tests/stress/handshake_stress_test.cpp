@@ -84,6 +84,7 @@ struct counting_unit final : spate::task {
   spate::resume_result resume(std::size_t) override {
     taken = published.load(std::memory_order_acquire);
     taken_total.store(taken, std::memory_order_release);
+    spate::stress_point();  // "work": producers publish more before this activation idles
     const std::uint64_t seen = taken;
     return activation.go_idle([&] { return published.load(std::memory_order_acquire) != seen; })
                ? spate::resume_result::resume_later
@@ -101,20 +102,22 @@ TEST(stress, activation_notify_racing_go_idle_never_strands_work) {
       counting_unit unit;
       unit.executor = &pool;
       pool.schedule(&unit);  // the first activation (the unit starts scheduled)
-      constexpr int producers = 3, per_producer = 20'000;
-      std::vector<std::thread> threads;
-      for (int p = 0; p < producers; ++p) {
-        threads.emplace_back([&] {
-          for (int i = 0; i < per_producer; ++i) {
-            unit.produce();
-            if (i % 64 == 0) std::this_thread::sleep_for(1us);  // let the unit go idle
-          }
-        });
-      }
-      for (auto& t : threads) t.join();
-      const std::uint64_t total = producers * per_producer;
-      while (unit.taken_total.load(std::memory_order_acquire) != total) {
-        std::this_thread::sleep_for(100us);
+      // Many short bursts: the end of each burst is a chance for the last notify to land
+      // while the unit is still running, which only the re-check after idle can catch.
+      constexpr int bursts = 3'000, producers = 2, per_burst = 4;
+      std::uint64_t total = 0;
+      for (int b = 0; b < bursts; ++b) {
+        std::vector<std::thread> threads;
+        for (int p = 0; p < producers; ++p) {
+          threads.emplace_back([&] {
+            for (int i = 0; i < per_burst; ++i) unit.produce();
+          });
+        }
+        for (auto& t : threads) t.join();
+        total += producers * per_burst;
+        while (unit.taken_total.load(std::memory_order_acquire) != total) {
+          std::this_thread::yield();
+        }
       }
       // Stop only once the unit is idle for good (its last go_idle returned).
       while (unit.activation.current() != spate::activation::state::idle) {
@@ -205,7 +208,7 @@ struct add_one : flow::node<std::uint64_t, std::uint64_t> {
 TEST(stress, flow_graph_with_tiny_rings_delivers_everything_and_ends) {
   inject_delays on;
   for (int round = 0; round < rounds(); ++round) {
-    within(120s, "flow producer-wait / consumer-wake / end of stream", [] {
+    within(60s, "flow producer-wait / consumer-wake / end of stream", [] {
       spate::worker_pool pool(no_safety_net(3));
       constexpr std::uint64_t n = 30'000;
       std::uint64_t sum = 0, count = 0;
@@ -231,7 +234,7 @@ TEST(stress, flow_graph_with_tiny_rings_delivers_everything_and_ends) {
 TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
   inject_delays on;
   for (int round = 0; round < rounds(); ++round) {
-    within(120s, "flow cancel", [] {
+    within(60s, "flow cancel", [] {
       spate::worker_pool pool(no_safety_net(2));
       for (int attempt = 0; attempt < 20; ++attempt) {
         flow::graph_options options;
