@@ -4,21 +4,24 @@
 #include <stdexcept>
 
 namespace spate {
+namespace {
+// The system whose blocking actor runs on this thread, if any.
+thread_local const actor_system* blocking_actor_of = nullptr;
+}  // namespace
 
 actor_system::actor_system(actor_system_config config)
-    : config_(std::move(config)), pool_(config_.scheduler) {}
+    : own_runtime_(std::make_unique<runtime>(std::move(config))), runtime_(own_runtime_.get()) {}
+
+actor_system::actor_system(runtime& rt) : runtime_(&rt) {
+  shutdown_step_ = runtime_->on_shutdown([this] { stop_actors(); });
+}
 
 actor_system::~actor_system() {
   shutdown();
 }
 
 void actor_system::report_error(const std::string& text) {
-  if (config_.error_reporter) {
-    config_.error_reporter(text);
-    return;
-  }
-  std::lock_guard lock(report_mutex_);
-  std::fprintf(stderr, "%s\n", text.c_str());
+  runtime_->report_error(text);
 }
 
 void actor_system::register_actor(abstract_actor* a, bool hidden) {
@@ -44,13 +47,9 @@ void actor_system::adopt(abstract_actor* a, std::string name) {
 void actor_system::launch(abstract_actor* a, spawn_options options, std::string default_name) {
   adopt(a, options.name.empty() ? std::move(default_name) : std::move(options.name));
   if (options.detached) {
-    auto thread = std::make_unique<dedicated_thread>("spate-detached", pool_.config().task_budget,
-                                                     options.pin_to_cpu);
-    a->executor_ = thread.get();
-    std::lock_guard lock(registry_mutex_);
-    dedicated_threads_.push_back(std::move(thread));
+    a->executor_ = &runtime_->start_dedicated_thread("spate-detached", options.pin_to_cpu);
   } else {
-    a->executor_ = &pool_;
+    a->executor_ = &runtime_->pool();
   }
   try {
     register_actor(a, false);
@@ -68,7 +67,8 @@ actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, st
   actor handle(a, /*add_ref=*/false);
   adopt(a, name.empty() ? "blocking_actor" : std::move(name));
   register_actor(a, false);
-  std::thread thread([self = actor_ref<blocking_actor>(a), body = std::move(body)] {
+  std::thread thread([this, self = actor_ref<blocking_actor>(a), body = std::move(body)] {
+    blocking_actor_of = this;
     exit_reason reason;
     try {
       body(*self.get());
@@ -115,16 +115,34 @@ bool actor_system::await_all_actors_done_for(std::chrono::nanoseconds timeout) {
   return registry_changed_.wait_for(lock, timeout, [&] { return visible_actors_ == 0; });
 }
 
-void actor_system::shutdown() {
+void actor_system::request_shutdown() {
   std::vector<actor> alive;
   {
     std::lock_guard lock(registry_mutex_);
-    if (shut_down_) return;
     shutting_down_ = true;
     for (auto& [id, a] : registry_) alive.push_back(a);
   }
   for (auto& a : alive) a.get()->kill({exit_code::user_shutdown, "actor system shutdown"});
-  alive.clear();
+}
+
+void actor_system::shutdown() {
+  if (runtime_->pool().is_worker_thread() || blocking_actor_of == this) {
+    throw std::logic_error(
+        "spate: actor_system::shutdown() called from inside an actor would wait for that actor "
+        "itself; call request_shutdown() there, and shutdown() from the thread that owns the "
+        "system");
+  }
+  if (shutdown_step_ != 0) runtime_->remove_shutdown_step(std::exchange(shutdown_step_, 0));
+  stop_actors();
+  if (own_runtime_) own_runtime_->shutdown();
+}
+
+void actor_system::stop_actors() {
+  {
+    std::lock_guard lock(registry_mutex_);
+    if (shut_down_) return;
+  }
+  request_shutdown();
   {
     std::unique_lock lock(registry_mutex_);
     // Scoped actors live in their owner's scope; they are told to stop but not waited for.
@@ -139,9 +157,6 @@ void actor_system::shutdown() {
     shut_down_ = true;
   }
   for (auto& t : blocking_threads_) t.join();
-  for (auto& t : dedicated_threads_) t->stop();
-  for (auto& t : dedicated_threads_) t->join();
-  pool_.stop();
 }
 
 scoped_actor::scoped_actor(actor_system& system) {

@@ -10,7 +10,7 @@
 namespace spate {
 namespace {
 
-constexpr std::string_view valid_keys =
+constexpr std::string_view valid_keys_text =
     "threads, polling, park-timeout-us, task-budget, pin-threads, aggressive-attempts, "
     "moderate-attempts, moderate-sleep-us";
 
@@ -77,29 +77,46 @@ void scheduler_config::set(std::string_view key, std::string_view value) {
     moderate.sleep = std::chrono::microseconds{parse_unsigned(key, value, 1'000'000)};
   } else {
     throw config_error("spate: unknown scheduler option '" + std::string(key) +
-                       "': valid options are " + std::string(valid_keys));
+                       "': valid options are " + std::string(valid_keys_text));
   }
   validate();
 }
 
-void scheduler_config::apply_environment() {
-  // SPATE_PARK_TIMEOUT_US -> park-timeout-us
-  for (std::string_view key :
-       {"threads", "polling", "park-timeout-us", "task-budget", "pin-threads",
-        "aggressive-attempts", "moderate-attempts", "moderate-sleep-us"}) {
-    std::string variable = "SPATE_";
-    for (char c : key) variable += c == '-' ? '_' : static_cast<char>(std::toupper(c));
-    if (const char* value = std::getenv(variable.c_str())) set(key, value);
+constexpr std::string_view all_keys[] = {"threads",           "polling",
+                                         "park-timeout-us",   "task-budget",
+                                         "pin-threads",       "aggressive-attempts",
+                                         "moderate-attempts", "moderate-sleep-us"};
+
+void scheduler_config::apply(const std::vector<setting>& settings) {
+  // The preset first: it replaces the polling knobs that the other settings then adjust.
+  const setting* polling = nullptr;
+  for (const auto& s : settings) {
+    if (s.first == "polling") polling = &s;
+  }
+  if (polling != nullptr) set(polling->first, polling->second);
+  for (const auto& s : settings) {
+    if (s.first != "polling") set(s.first, s.second);
   }
 }
 
-std::vector<std::string> scheduler_config::apply_command_line(int argc, const char* const* argv) {
-  std::vector<std::string> rest;
+std::vector<scheduler_config::setting> scheduler_config::settings_from_environment() {
+  std::vector<setting> settings;
+  for (std::string_view key : all_keys) {
+    std::string variable = "SPATE_";
+    for (char c : key) variable += c == '-' ? '_' : static_cast<char>(std::toupper(c));
+    if (const char* value = std::getenv(variable.c_str())) settings.emplace_back(key, value);
+  }
+  return settings;
+}
+
+std::vector<scheduler_config::setting> scheduler_config::settings_from_command_line(
+    int argc, const char* const* argv, std::vector<std::string>* rest) {
+  std::vector<setting> settings;
   constexpr std::string_view prefix = "--spate.";
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg.substr(0, prefix.size()) != prefix) {
-      rest.emplace_back(arg);
+      if (rest != nullptr) rest->emplace_back(arg);
       continue;
     }
     arg.remove_prefix(prefix.size());
@@ -108,8 +125,18 @@ std::vector<std::string> scheduler_config::apply_command_line(int argc, const ch
       throw config_error("spate: option '--spate." + std::string(arg) +
                          "' needs a value (--spate.KEY=VALUE)");
     }
-    set(arg.substr(0, equals), arg.substr(equals + 1));
+    settings.emplace_back(arg.substr(0, equals), arg.substr(equals + 1));
   }
+  return settings;
+}
+
+void scheduler_config::apply_environment() {
+  apply(settings_from_environment());
+}
+
+std::vector<std::string> scheduler_config::apply_command_line(int argc, const char* const* argv) {
+  std::vector<std::string> rest;
+  apply(settings_from_command_line(argc, argv, &rest));
   return rest;
 }
 

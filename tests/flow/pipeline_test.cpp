@@ -176,3 +176,24 @@ TEST(pipeline, busy_time_points_at_the_slow_node) {
   EXPECT_LT(others, slow);
   for (const auto& node : run(false).first) EXPECT_EQ(node.busy.count(), 0) << node.name;
 }
+
+TEST(pipeline, destroying_a_running_graph_cancels_and_waits_for_it) {
+  // The graph owns the threads of its dedicated nodes: destroyed while they ran, it freed
+  // them under the nodes (a use after free under AddressSanitizer).
+  spate::worker_pool pool(workers(2));
+  std::atomic<std::uint64_t> count{0};
+  {
+    auto slow = flow::map([&](std::uint64_t& x) {
+                  std::this_thread::sleep_for(std::chrono::microseconds(10));
+                  return x;
+                }).on_dedicated_thread();
+    flow::graph g(flow::pipeline(counting_source(1'000'000), slow,
+                                 flow::sink([&](std::uint64_t&) { count.fetch_add(1); })));
+    g.start(pool);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }                                     // no wait(), no cancel()
+  EXPECT_LT(count.load(), 1'000'000u);  // it was cancelled, not run to the end
+  const auto after = count.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(count.load(), after);  // and nothing of it runs any more
+}

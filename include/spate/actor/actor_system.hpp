@@ -1,6 +1,9 @@
 #pragma once
-// The actor system: owns the worker pool, the timer thread, the dedicated threads of
-// detached and blocking actors, and the registry of live actors.
+// The actor system: the registry of live actors and the threads of blocking actors, on a
+// runtime (scheduler/runtime.hpp) that owns the worker pool, the timers and the dedicated
+// threads of detached actors. Given a runtime, the system shares it with the other models
+// and stops (kills and awaits its actors) as step 1 of the runtime's shutdown; without
+// one, it builds a runtime of its own from the configuration.
 //
 //   spate::actor_system system;                       // a worker per CPU
 //   auto counter = system.spawn<counter_actor>();     // typed actor on the pool
@@ -26,17 +29,12 @@
 #include "spate/actor/blocking_actor.hpp"
 #include "spate/actor/event_based_actor.hpp"
 #include "spate/platform/type_name.hpp"
-#include "spate/scheduler/dedicated_thread.hpp"
-#include "spate/scheduler/timer_service.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/scheduler/runtime.hpp"
 
 namespace spate {
 
-struct actor_system_config {
-  scheduler_config scheduler = scheduler_config::default_preset();
-  // Where unexpected messages and unhandled exceptions are reported; default: stderr.
-  std::function<void(const std::string&)> error_reporter;
-};
+// The configuration of a system that builds its own runtime: the runtime's.
+using actor_system_config = runtime_config;
 
 struct spawn_options {
   std::string name;                       // default: the actor's type name
@@ -46,7 +44,10 @@ struct spawn_options {
 
 class actor_system {
  public:
+  // On a runtime of its own, built from `config`.
   explicit actor_system(actor_system_config config = {});
+  // On a shared runtime, which must outlive the system.
+  explicit actor_system(runtime& rt);
   ~actor_system();  // shutdown()
   actor_system(const actor_system&) = delete;
   actor_system& operator=(const actor_system&) = delete;
@@ -86,12 +87,19 @@ class actor_system {
   // Waits until every actor (scoped actors excepted) has terminated.
   void await_all_actors_done();
   bool await_all_actors_done_for(std::chrono::nanoseconds timeout);
-  // Kills every actor (exit_code::user_shutdown), waits for them, stops all threads.
-  // Idempotent; also run by the destructor. Spawning afterwards throws std::logic_error.
+  // Kills every actor (exit_code::user_shutdown), waits for them and joins the threads of
+  // blocking actors; with a runtime of its own, shuts that down too. Idempotent; also run
+  // by the destructor. Spawning afterwards throws std::logic_error.
+  // From inside an actor (a handler, a blocking actor's body), shutdown() would wait for
+  // itself and throws std::logic_error; call request_shutdown() there instead.
   void shutdown();
+  // Kills every actor and refuses new spawns, without waiting; safe from any thread. The
+  // owner's shutdown() (or the destructor) then completes the shutdown.
+  void request_shutdown();
 
-  worker_pool& scheduler() noexcept { return pool_; }
-  timer_service& timers() noexcept { return timers_; }
+  runtime& context() noexcept { return *runtime_; }
+  worker_pool& scheduler() noexcept { return runtime_->pool(); }
+  timer_service& timers() noexcept { return runtime_->timers(); }
   std::size_t running_actors() const;
   std::uint64_t dead_letters() const noexcept { return dead_letters_.load(); }
   std::uint64_t unexpected_messages() const noexcept { return unexpected_.load(); }
@@ -108,9 +116,11 @@ class actor_system {
   void count_dead_letter() noexcept { dead_letters_.fetch_add(1, std::memory_order_relaxed); }
   void count_unexpected() noexcept { unexpected_.fetch_add(1, std::memory_order_relaxed); }
 
-  actor_system_config config_;
-  worker_pool pool_;
-  timer_service timers_;
+  void stop_actors();
+
+  std::unique_ptr<runtime> own_runtime_;  // when built without a shared one
+  runtime* runtime_;
+  std::size_t shutdown_step_ = 0;
   std::atomic<std::uint64_t> next_id_{1};
   std::atomic<std::uint64_t> dead_letters_{0};
   std::atomic<std::uint64_t> unexpected_{0};
@@ -122,9 +132,7 @@ class actor_system {
   std::unordered_map<std::uint64_t, bool> hidden_;
   bool shutting_down_ = false;
   bool shut_down_ = false;
-  std::vector<std::unique_ptr<dedicated_thread>> dedicated_threads_;
   std::vector<std::thread> blocking_threads_;
-  std::mutex report_mutex_;
 };
 
 // A blocking actor bound to the current thread's scope (for main() and tests):

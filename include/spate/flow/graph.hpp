@@ -26,6 +26,7 @@
 #include "spate/flow/detail/node_task.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/scheduler/dedicated_thread.hpp"
+#include "spate/scheduler/runtime.hpp"
 #include "spate/scheduler/worker_pool.hpp"
 
 namespace spate::flow {
@@ -358,27 +359,48 @@ class graph {
     build_ = [stage = std::move(stage)](detail::builder& b) { b.build(stage); };
   }
 
-  // Runs the graph on `pool` until every sink has seen the end of the stream. Rethrows the
-  // first node failure as node_error (after cancelling and draining the rest).
+  graph(const graph&) = delete;
+  graph& operator=(const graph&) = delete;
+  // A graph destroyed while it runs is cancelled and waited for first: its nodes (some on
+  // threads the graph owns) must not outlive it.
+  ~graph() {
+    if (state_ && !waited_) {
+      state_->cancel();
+      try {
+        finish_run();
+      } catch (...) {  // a node's failure: the owner chose not to ask for it
+      }
+    }
+  }
+
+  // Runs the graph on the runtime's pool until every sink has seen the end of the stream.
+  // Rethrows the first node failure as node_error (after cancelling and draining the rest).
+  void run(runtime& rt) { run(rt.pool()); }
+  // The same on a bare pool.
   void run(worker_pool& pool) {
     if (pool.is_worker_thread()) {
       throw std::logic_error(
           "spate::flow::graph::run() called on a worker of the pool it runs on: it would "
           "block that worker; spawn the graph as an actor or run it from another thread");
     }
-    prepare(pool);
-    state_->start(state_);
+    start(pool);
     finish_run();
   }
-  // Runs on a private pool (one worker per CPU).
+  // Runs on a runtime of its own, configured as every runtime is (the SPATE_* environment
+  // variables apply).
   void run() {
-    worker_pool pool;
-    run(pool);
+    runtime rt;
+    run(rt);
   }
 
   // Starts without waiting (graph actors); wait() blocks until the end.
+  void start(runtime& rt) { start(rt.pool()); }
   void start(worker_pool& pool) {
+    if (state_ && !waited_) {
+      throw std::logic_error("spate::flow::graph: started again before wait() returned");
+    }
     prepare(pool);
+    waited_ = false;
     state_->start(state_);
   }
   void wait() { finish_run(); }
@@ -406,6 +428,7 @@ class graph {
     build_(b);
   }
   void finish_run() {
+    waited_ = true;
     struct join_threads {
       std::vector<std::unique_ptr<dedicated_thread>>& threads;
       ~join_threads() {
@@ -420,6 +443,7 @@ class graph {
   std::function<void(detail::builder&)> build_;
   std::shared_ptr<detail::graph_state> state_;
   std::vector<std::unique_ptr<dedicated_thread>> threads_;
+  bool waited_ = true;  // no run in progress that the destructor must end
 };
 
 }  // namespace spate::flow

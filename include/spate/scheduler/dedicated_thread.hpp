@@ -26,6 +26,8 @@ class dedicated_thread final : public executor {
   // Lets the thread finish once no task is queued; join() waits for it. Idempotent.
   void stop();
   void join();
+  // True when called on this thread.
+  bool is_current_thread() const noexcept { return thread_.get_id() == std::this_thread::get_id(); }
   // True once the thread ran a task to `done` and was asked to stop, or stopped.
   bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
 

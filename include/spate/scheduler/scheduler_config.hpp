@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace spate {
@@ -46,10 +47,20 @@ struct scheduler_config {
   static scheduler_config spin();
   static scheduler_config preset(std::string_view name);  // "default" | "spin"
 
-  // Applies `--spate.KEY=VALUE` arguments (others are ignored and kept for the caller) and
-  // SPATE_KEY environment variables; throws config_error naming a bad key or value.
-  // Keys: threads, polling (default|spin), park-timeout-us, task-budget, pin-threads,
-  // aggressive-attempts, moderate-attempts, moderate-sleep-us.
+  // Settings as KEY=VALUE pairs. Keys: threads, polling (default|spin), park-timeout-us,
+  // task-budget, pin-threads, aggressive-attempts, moderate-attempts, moderate-sleep-us.
+  // `polling` picks a preset and is applied first wherever it stands, so the order of the
+  // settings does not matter; for a key given twice the later value wins. Throws
+  // config_error naming a bad key or value.
+  using setting = std::pair<std::string, std::string>;
+  void apply(const std::vector<setting>& settings);
+  // SPATE_KEY variables (SPATE_PARK_TIMEOUT_US for park-timeout-us), as settings.
+  static std::vector<setting> settings_from_environment();
+  // Splits `--spate.KEY=VALUE` arguments from the others (returned in `rest`, argv[0]
+  // excluded); throws config_error for a `--spate.` argument without a value.
+  static std::vector<setting> settings_from_command_line(int argc, const char* const* argv,
+                                                         std::vector<std::string>* rest = nullptr);
+  // apply(settings_from_environment()) / apply(settings_from_command_line(...)).
   void apply_environment();
   std::vector<std::string> apply_command_line(int argc, const char* const* argv);
   void set(std::string_view key, std::string_view value);

@@ -19,16 +19,27 @@ class timer_service {
   using timer_id = std::uint64_t;
 
   timer_service();
-  ~timer_service();  // cancels what is pending (callbacks are not run) and joins
+  ~timer_service();  // stop()
+  // Cancels what is pending (callbacks are not run) and joins the thread; later schedules
+  // are ignored (they return 0). Idempotent; not from a timer callback.
+  void stop();
   timer_service(const timer_service&) = delete;
   timer_service& operator=(const timer_service&) = delete;
 
   timer_id schedule_at(clock::time_point deadline, std::function<void()> callback);
+  // A delay too large to add to now() (nanoseconds::max()) means "never": the timer stays
+  // pending until cancelled or stopped.
   timer_id schedule_after(std::chrono::nanoseconds delay, std::function<void()> callback) {
-    return schedule_at(clock::now() + delay, std::move(callback));
+    return schedule_at(saturating_deadline(delay), std::move(callback));
   }
-  // Returns true when the timer had not fired yet (it never will now).
+  // Returns true when the timer was pending: it will not fire now. False for a timer that
+  // fired (or is firing), was cancelled before, or never existed.
   bool cancel(timer_id id);
+  static clock::time_point saturating_deadline(std::chrono::nanoseconds delay) noexcept {
+    const auto now = clock::now();
+    if (delay >= clock::time_point::max() - now) return clock::time_point::max();
+    return now + std::chrono::duration_cast<clock::duration>(delay);
+  }
   std::size_t pending() const;
 
  private:
@@ -45,7 +56,7 @@ class timer_service {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::priority_queue<entry, std::vector<entry>, std::greater<>> heap_;
-  std::unordered_set<timer_id> cancelled_;
+  std::unordered_set<timer_id> pending_;  // not fired, not cancelled
   timer_id next_id_ = 1;
   bool stopping_ = false;
   std::thread thread_;

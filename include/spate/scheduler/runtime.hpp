@@ -1,0 +1,95 @@
+#pragma once
+// The runtime: one object that owns what every programming model shares — the worker pool,
+// the timers, the dedicated threads, error reporting — and the order in which they stop.
+// An actor system, a flow graph and (later) a reactor environment all take a `runtime&`, so
+// one program mixes them on one pool:
+//
+//   spate::runtime rt{spate::runtime_config::from_command_line(argc, argv)};
+//   spate::actor_system actors{rt};
+//   spate::flow::graph job{...};
+//   job.run(rt);                      // the graph's nodes share the actors' workers
+//
+// Configuration is applied in one place, here: the program's runtime_config, then SPATE_KEY
+// environment variables, then `--spate.KEY=VALUE` arguments (each overriding the one
+// before; see scheduler_config::apply for the keys).
+//
+// Shutdown (shutdown(), or the destructor), in this order:
+//   1. Each attached model stops, newest first: an actor system kills its actors and waits
+//      for them; a model attaches with on_shutdown() and detaches when it is destroyed.
+//   2. The timers stop: pending ones are cancelled without running, so no callback can
+//      schedule work on a pool that is stopping.
+//   3. Dedicated threads are asked to stop and joined.
+//   4. The worker pool stops and joins its workers; tasks still queued are discarded.
+// Calling shutdown() from a thread of this runtime (a worker, a dedicated thread) throws
+// std::logic_error: it would wait for itself.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spate/scheduler/dedicated_thread.hpp"
+#include "spate/scheduler/scheduler_config.hpp"
+#include "spate/scheduler/timer_service.hpp"
+#include "spate/scheduler/worker_pool.hpp"
+
+namespace spate {
+
+struct runtime_config {
+  scheduler_config scheduler = scheduler_config::default_preset();
+  // Where models report unexpected messages and unhandled exceptions; default: stderr.
+  std::function<void(const std::string&)> error_reporter;
+  // SPATE_KEY environment variables override `scheduler` (when the runtime is built).
+  bool read_environment = true;
+  // `--spate.KEY=VALUE` settings taken from a command line; they override the environment.
+  std::vector<scheduler_config::setting> command_line;
+
+  // A configuration with the `--spate.` arguments of this command line; the other
+  // arguments (argv[0] excluded) go to `rest` when given.
+  static runtime_config from_command_line(int argc, const char* const* argv,
+                                          std::vector<std::string>* rest = nullptr);
+};
+
+class runtime {
+ public:
+  explicit runtime(runtime_config config = {});
+  ~runtime();  // shutdown()
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  worker_pool& pool() noexcept { return *pool_; }
+  timer_service& timers() noexcept { return *timers_; }
+  // The configuration in force (with the environment and command line applied).
+  const runtime_config& config() const noexcept { return config_; }
+
+  // A thread of its own for tasks that block or must be pinned; owned by the runtime and
+  // joined at shutdown (step 3). Thread-safe.
+  dedicated_thread& start_dedicated_thread(std::string name,
+                                           std::optional<std::size_t> cpu = std::nullopt);
+
+  // Registers a model's stop step (shutdown step 1); returns a key for remove_shutdown_step.
+  std::size_t on_shutdown(std::function<void()> stop);
+  void remove_shutdown_step(std::size_t key);
+
+  // Reports an error through config().error_reporter, or to stderr. Thread-safe.
+  void report_error(const std::string& text);
+
+  // The numbered shutdown above. Idempotent.
+  void shutdown();
+  bool is_shut_down() const;
+
+ private:
+  runtime_config config_;
+  std::unique_ptr<worker_pool> pool_;
+  std::unique_ptr<timer_service> timers_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<dedicated_thread>> dedicated_threads_;
+  std::vector<std::pair<std::size_t, std::function<void()>>> shutdown_steps_;
+  std::size_t next_step_key_ = 1;
+  bool shut_down_ = false;
+  std::mutex report_mutex_;
+};
+
+}  // namespace spate

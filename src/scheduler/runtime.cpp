@@ -1,0 +1,115 @@
+#include "spate/scheduler/runtime.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace spate {
+namespace {
+
+scheduler_config configured(runtime_config& config) {
+  std::vector<scheduler_config::setting> settings;
+  if (config.read_environment) settings = scheduler_config::settings_from_environment();
+  settings.insert(settings.end(), config.command_line.begin(), config.command_line.end());
+  config.scheduler.apply(settings);
+  config.scheduler.validate();
+  return config.scheduler;
+}
+
+}  // namespace
+
+runtime_config runtime_config::from_command_line(int argc, const char* const* argv,
+                                                 std::vector<std::string>* rest) {
+  runtime_config config;
+  config.command_line = scheduler_config::settings_from_command_line(argc, argv, rest);
+  return config;
+}
+
+runtime::runtime(runtime_config config)
+    : config_(std::move(config)),
+      pool_(std::make_unique<worker_pool>(configured(config_))),
+      timers_(std::make_unique<timer_service>()) {}
+
+runtime::~runtime() {
+  shutdown();
+}
+
+dedicated_thread& runtime::start_dedicated_thread(std::string name,
+                                                  std::optional<std::size_t> cpu) {
+  std::lock_guard lock(mutex_);
+  if (shut_down_) {
+    throw std::logic_error("spate::runtime: cannot start thread '" + name +
+                           "': the runtime is shut down");
+  }
+  dedicated_threads_.push_back(
+      std::make_unique<dedicated_thread>(std::move(name), config_.scheduler.task_budget, cpu));
+  return *dedicated_threads_.back();
+}
+
+std::size_t runtime::on_shutdown(std::function<void()> stop) {
+  std::lock_guard lock(mutex_);
+  const std::size_t key = next_step_key_++;
+  shutdown_steps_.emplace_back(key, std::move(stop));
+  return key;
+}
+
+void runtime::remove_shutdown_step(std::size_t key) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(shutdown_steps_, [key](const auto& step) { return step.first == key; });
+}
+
+void runtime::report_error(const std::string& text) {
+  if (config_.error_reporter) {
+    config_.error_reporter(text);
+    return;
+  }
+  std::lock_guard lock(report_mutex_);
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+bool runtime::is_shut_down() const {
+  std::lock_guard lock(mutex_);
+  return shut_down_;
+}
+
+void runtime::shutdown() {
+  bool on_own_thread = pool_->is_worker_thread();
+  {
+    std::lock_guard lock(mutex_);
+    if (shut_down_) return;
+    for (const auto& t : dedicated_threads_)
+      on_own_thread = on_own_thread || t->is_current_thread();
+  }
+  if (on_own_thread) {
+    throw std::logic_error(
+        "spate::runtime::shutdown() called from one of the runtime's own threads: it would wait "
+        "for itself; shut down from the thread that owns the runtime");
+  }
+  // 1. Models, newest first. A step may remove itself (its model is being destroyed), so
+  //    take them one at a time.
+  for (;;) {
+    std::function<void()> stop;
+    {
+      std::lock_guard lock(mutex_);
+      if (shutdown_steps_.empty()) break;
+      stop = std::move(shutdown_steps_.back().second);
+      shutdown_steps_.pop_back();
+    }
+    stop();
+  }
+  std::vector<std::unique_ptr<dedicated_thread>> threads;
+  {
+    std::lock_guard lock(mutex_);
+    shut_down_ = true;
+    threads.swap(dedicated_threads_);
+  }
+  // 2. Timers: cancelled, thread joined.
+  timers_->stop();
+  // 3. Dedicated threads.
+  for (auto& t : threads) t->stop();
+  for (auto& t : threads) t->join();
+  // 4. The pool.
+  pool_->stop();
+}
+
+}  // namespace spate
