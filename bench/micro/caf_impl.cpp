@@ -123,6 +123,14 @@ caf::behavior chain_stage(caf::event_based_actor* self, caf::actor next,
   }};
 }
 
+json idle(const bench_params& p) {
+  caf_system owner(p);
+  json m;
+  timed_run(
+      m, [&] { std::this_thread::sleep_for(std::chrono::duration<double>(p.number("seconds"))); });
+  return m;
+}
+
 json latency_chain(const bench_params& p) {
   const auto stages = static_cast<std::size_t>(p.integer("stages"));
   const double rate = p.number("rate");
@@ -201,6 +209,7 @@ json farm_chain(const bench_params& p) {
 
 void register_caf_impls(bench_registry& r) {
   r.implement("farm_chain", "caf", farm_chain);
+  r.implement("idle", "caf", idle);
   r.implement("pipeline3", "caf", pipeline3);
   r.implement("prodcons", "caf", prodcons);
   r.implement("latency_chain", "caf", latency_chain);

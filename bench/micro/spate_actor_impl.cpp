@@ -160,7 +160,17 @@ json latency_chain(const bench_params& p) {
 
 }  // namespace
 
+// Nothing to do: the workers should sleep (cpu_pct is the headline).
+json idle(const bench_params& p) {
+  spate::actor_system system(spate_config(p));
+  json m;
+  timed_run(
+      m, [&] { std::this_thread::sleep_for(std::chrono::duration<double>(p.number("seconds"))); });
+  return m;
+}
+
 void register_spate_actor_impls(bench_registry& r) {
+  r.implement("idle", "spate-actor", idle);
   r.implement("pipeline3", "spate-actor", pipeline3);
   r.implement("prodcons", "spate-actor", prodcons);
   r.implement("latency_chain", "spate-actor", latency_chain);

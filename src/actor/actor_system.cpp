@@ -96,8 +96,10 @@ void actor_system::on_actor_terminated(abstract_actor& a) {
     keep_alive = std::move(it->second);
     registry_.erase(it);
     if (hidden_.erase(a.id()) == 0) --visible_actors_;
+    // Under the lock: once it is released, a waiter in shutdown() may return and destroy
+    // the system (with this condition variable) while a notify outside would still run.
+    registry_changed_.notify_all();
   }
-  registry_changed_.notify_all();
 }
 
 std::size_t actor_system::running_actors() const {

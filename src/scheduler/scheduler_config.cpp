@@ -147,9 +147,6 @@ void scheduler_config::validate() const {
       relaxed.steal_interval == 0) {
     throw config_error("spate: a polling strategy's steal interval must be at least 1");
   }
-  if (park_when_idle && park_timeout.count() == 0) {
-    throw config_error("spate: park-timeout-us must be positive when workers park");
-  }
 }
 
 std::size_t scheduler_config::effective_threads() const {

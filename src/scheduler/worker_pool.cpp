@@ -331,7 +331,9 @@ task* worker_pool::park(worker& w) {
   handshake_fence();  // pairs with the enqueuers' fences
   bool woken_by_notify = false;
   if (!has_visible_work(w) && !stopping_.load(std::memory_order_acquire)) {
-    woken_by_notify = w.event.wait_for(config_.park_timeout);
+    woken_by_notify = w.event.wait_for(config_.park_timeout.count() == 0
+                                           ? std::chrono::nanoseconds::max()
+                                           : std::chrono::nanoseconds(config_.park_timeout));
   }
   const int previous = w.state.exchange(searching, std::memory_order_acq_rel);
   parked_.fetch_sub(1, std::memory_order_relaxed);

@@ -31,11 +31,14 @@ struct scheduler_config {
   polling_strategy aggressive{100, 10, std::chrono::microseconds{0}};
   polling_strategy moderate{0, 5, std::chrono::microseconds{1}};
   polling_strategy relaxed{1, 1, std::chrono::microseconds{10'000}};
-  // true: after aggressive and moderate, park on the worker's event (woken on enqueue or
-  // when stealable work appears), with `park_timeout` as a safety net. false: use the
-  // relaxed strategy forever (CAF's behaviour).
+  // true: after aggressive and moderate, park on the worker's event until it is woken (on
+  // enqueue, or when stealable work appears). false: use the relaxed strategy forever
+  // (CAF's behaviour).
   bool park_when_idle = true;
-  std::chrono::microseconds park_timeout{10'000};
+  // Zero (the default): a parked worker sleeps until it is woken, so an idle pool uses no
+  // CPU. A positive value wakes it at least that often to look for work: a safety net that
+  // the wake-up protocol does not need (tests/stress checks it without one).
+  std::chrono::microseconds park_timeout{0};
   std::size_t task_budget = 64;  // messages an activation may process before yielding
   std::size_t local_queue_capacity = 1024;
   bool pin_threads = false;  // pin worker i to CPU i % available_cpus()

@@ -4,15 +4,17 @@
 // Each worker owns a LIFO slot (the task it just made ready: run next, cache-hot, not
 // stealable), a FIFO local run queue (stealable) and an inbox for tasks scheduled from
 // outside the pool. An idle worker polls through the configured strategies
-// (reducing-message-latency paper, Table I) and then parks on its own event with a timeout
-// (Algorithm 1). Going beyond the paper (and CAF, issues #737 / #1251), a parked worker is
-// woken not only when a task is enqueued for it (Algorithm 2) but also when another worker
-// has stealable work and nobody is searching, as in Tokio's scheduler: that is how parked
-// workers come back when load rises, without anybody polling.
+// (reducing-message-latency paper, Table I) and then parks on its own event (Algorithm 1;
+// the paper's timeout is optional here, scheduler_config::park_timeout). Going beyond the
+// paper (and CAF, issues #737 / #1251), a parked worker is woken not only when a task is enqueued
+// for it (Algorithm 2) but also when another worker has stealable work and nobody is searching, as
+// in Tokio's scheduler: that is how parked workers come back when load rises, without anybody
+// polling.
 //
-// Lost wake-ups are excluded by a Dekker handshake with sequentially consistent fences: a
-// parking worker publishes "parked" and then re-checks for work; an enqueuer publishes the
-// work and then checks for parked workers. At least one of them sees the other.
+// Lost wake-ups are excluded by a Dekker handshake through handshake_fence() (its proof is
+// the one in activation.hpp, with "parked" for "idle"): a parking worker publishes "parked"
+// and then re-checks for work; an enqueuer publishes the work and then checks for parked
+// workers. At least one of them sees the other.
 #include <atomic>
 #include <cstddef>
 #include <memory>
