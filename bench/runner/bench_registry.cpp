@@ -68,6 +68,8 @@ void define_benchmarks(bench_registry& r) {
   r.define("prodcons", "Producer -> Consumer, 4-byte messages", {{"n", "20000000"}});
   r.define("latency_chain", "K-stage chain fed at a constant rate; per-message latency",
            {{"stages", "12"}, {"rate", "1000"}, {"seconds", "5"}});
+  r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
+           {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",
            {{"seconds", "10"}});
   r.define("farm_chain", "source -> 3 farms of forwarders -> sink; fused or with routers",

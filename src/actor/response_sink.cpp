@@ -1,32 +1,72 @@
 #include "spate/actor/abstract_actor.hpp"
 #include "spate/actor/response.hpp"
 
+#include <utility>
+
 namespace spate {
 
-bool response_sink::deliver(std::any value) {
-  std::lock_guard lock(mutex_);
-  if (completed_) return false;
-  completed_ = true;
-  value_ = std::move(value);
-  if (requester_) {
+response_sink::~response_sink() {
+  if (!completed_ && requester_) {
+    completed_ = true;
+    error_ = error_record{request_error_code::dead_actor,
+                          "request '" + request_type_ + "' was dropped without a reply"};
     post_continuation_locked();
-  } else {
-    completed_cv_.notify_all();
   }
+}
+
+bool response_sink::deliver(std::any value) {
+  {
+    std::lock_guard lock(mutex_);
+    if (completed_) return false;
+    completed_ = true;
+    value_ = std::move(value);
+    if (requester_) {
+      post_continuation_locked();
+    } else {
+      completed_cv_.notify_all();
+    }
+  }
+  cancel_timeout_timer();
   return true;
 }
 
 bool response_sink::fail(request_error error) {
-  std::lock_guard lock(mutex_);
-  if (completed_) return false;
-  completed_ = true;
-  error_ = error_record{error.code(), std::string(error.what())};
-  if (requester_) {
-    post_continuation_locked();
-  } else {
-    completed_cv_.notify_all();
+  {
+    std::lock_guard lock(mutex_);
+    if (completed_) return false;
+    completed_ = true;
+    error_ = error_record{error.code(), std::string(error.what())};
+    if (requester_) {
+      post_continuation_locked();
+    } else {
+      completed_cv_.notify_all();
+    }
   }
+  cancel_timeout_timer();
   return true;
+}
+
+void response_sink::set_timeout_timer(timer_service& timers, std::uint64_t id) {
+  bool completed;
+  {
+    std::lock_guard lock(mutex_);
+    timers_ = &timers;
+    timeout_timer_ = id;
+    completed = completed_;
+  }
+  if (completed) cancel_timeout_timer();
+}
+
+void response_sink::cancel_timeout_timer() {
+  timer_service* timers;
+  std::uint64_t id;
+  {
+    std::lock_guard lock(mutex_);
+    timers = std::exchange(timers_, nullptr);
+    id = std::exchange(timeout_timer_, 0);
+  }
+  // The timer's callback holds this sink: cancelling frees it, so not under our lock.
+  if (timers != nullptr && id != 0) timers->cancel(id);
 }
 
 std::any response_sink::wait_until(std::chrono::steady_clock::time_point deadline) {

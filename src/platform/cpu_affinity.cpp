@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
 
 #include <cstring>
 #include <thread>
@@ -32,6 +33,11 @@ void name_current_thread(const char* name) noexcept {
   std::strncpy(truncated, name, sizeof(truncated) - 1);
   truncated[sizeof(truncated) - 1] = '\0';
   pthread_setname_np(pthread_self(), truncated);
+}
+
+bool set_current_thread_timer_slack(std::chrono::nanoseconds slack) noexcept {
+  const auto ns = slack.count() < 1 ? 1 : slack.count();  // 0 would restore the default
+  return prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(ns), 0, 0, 0) == 0;
 }
 
 }  // namespace spate

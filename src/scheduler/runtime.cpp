@@ -28,7 +28,7 @@ runtime_config runtime_config::from_command_line(int argc, const char* const* ar
 runtime::runtime(runtime_config config)
     : config_(std::move(config)),
       pool_(std::make_unique<worker_pool>(configured(config_))),
-      timers_(std::make_unique<timer_service>()) {}
+      timers_(std::make_unique<timer_service>(*pool_)) {}
 
 runtime::~runtime() {
   shutdown();

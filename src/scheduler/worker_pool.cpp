@@ -1,5 +1,6 @@
 #include "spate/scheduler/worker_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -23,6 +24,8 @@ enum worker_state : int { running, searching, parked, notified };
 constexpr unsigned max_lifo_streak = 16;
 // Tasks moved from the inbox to the (stealable) local queue in one go.
 constexpr unsigned inbox_batch = 32;
+// A busy worker looks at the timers every this many tasks.
+constexpr unsigned timer_check_interval = 16;
 
 std::int64_t now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -89,6 +92,7 @@ void worker_pool::stop() {
     }
     return;
   }
+  timers_.close();
   for (auto& w : workers_) w->event.notify();
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
@@ -194,12 +198,54 @@ bool worker_pool::wake_one_parked() {
   return false;
 }
 
+timer_queue::timer_id worker_pool::add_timer(timer_queue::clock::time_point deadline,
+                                             std::function<void()> callback,
+                                             std::chrono::nanoseconds period) {
+  bool earliest = false;
+  const auto id = timers_.add(deadline, std::move(callback), period, &earliest);
+  if (id == 0 || !earliest) return id;
+  stress_point();
+  handshake_fence();  // step 2 (header): the deadline is published, now look for a keeper
+  const int keeper = timer_keeper_.load(std::memory_order_relaxed);
+  if (keeper != no_keeper) {
+    workers_[static_cast<std::size_t>(keeper)]->event.notify();
+  } else if (parked_.load(std::memory_order_relaxed) != 0) {
+    wake_one_parked();
+  }
+  return id;
+}
+
+void worker_pool::run_due_timers() {
+  if (timers_.next_deadline_ns() == timer_queue::no_deadline) return;
+  const auto now = timer_queue::clock::now();
+  if (timers_.next_deadline_ns() <= timer_queue::to_ns(now)) timers_.run_due(now);
+}
+
+bool worker_pool::become_timer_keeper(worker& w) {
+  if (timers_.next_deadline_ns() == timer_queue::no_deadline) return false;
+  int expected = no_keeper;
+  if (!timer_keeper_.compare_exchange_strong(expected, static_cast<int>(w.index),
+                                             std::memory_order_acq_rel)) {
+    return false;
+  }
+  handshake_fence();  // step 1: the keeper is published, now re-read the deadline
+  return true;
+}
+
 void worker_pool::run_worker(worker& w) {
   current_pool = this;
   current_worker = &w;
   name_current_thread((config_.thread_name_prefix + "-" + std::to_string(w.index)).c_str());
   if (config_.pin_threads) pin_current_thread_to_cpu(w.index % available_cpus());
+  // The timer keeper sleeps until a deadline (header, "Timers"): with the kernel's default
+  // 50 us slack on that sleep every timer would fire ~50-80 us late.
+  set_current_thread_timer_slack(std::chrono::microseconds(1));
+  unsigned until_timer_check = timer_check_interval;
   while (!stopping_.load(std::memory_order_acquire)) {
+    if (--until_timer_check == 0) {
+      until_timer_check = timer_check_interval;
+      run_due_timers();
+    }
     task* t = find_work(w);
     if (t == nullptr) continue;
     add_single_writer(w.tasks_run);
@@ -222,7 +268,11 @@ task* worker_pool::next_local(worker& w) {
       ++w.lifo_streak;
       return t;
     }
-    push_local(w, t);  // fairness: let the FIFO queue go first
+    // Fairness: let the FIFO queue go first. The task becomes stealable while this worker
+    // runs another one, which may be long: a parked worker must hear of it (without the
+    // 10 ms park timeout that used to hide this, it waited for the long task to end).
+    push_local(w, t);
+    wake_if_stealable(w);
   }
   w.lifo_streak = 0;
   if (task* t = w.queue.pop()) return t;
@@ -330,11 +380,19 @@ task* worker_pool::park(worker& w) {
   stress_point();
   handshake_fence();  // pairs with the enqueuers' fences
   bool woken_by_notify = false;
+  const bool keeper = become_timer_keeper(w);
   if (!has_visible_work(w) && !stopping_.load(std::memory_order_acquire)) {
-    woken_by_notify = w.event.wait_for(config_.park_timeout.count() == 0
-                                           ? std::chrono::nanoseconds::max()
-                                           : std::chrono::nanoseconds(config_.park_timeout));
+    auto sleep = config_.park_timeout.count() == 0 ? std::chrono::nanoseconds::max()
+                                                   : std::chrono::nanoseconds(config_.park_timeout);
+    if (keeper) {
+      const std::int64_t until_deadline =
+          timers_.next_deadline_ns() - timer_queue::to_ns(timer_queue::clock::now());
+      sleep = std::min(sleep, std::chrono::nanoseconds(std::max<std::int64_t>(until_deadline, 0)));
+    }
+    if (sleep.count() > 0) woken_by_notify = w.event.wait_for(sleep);
   }
+  if (keeper) timer_keeper_.store(no_keeper, std::memory_order_release);
+  run_due_timers();
   const int previous = w.state.exchange(searching, std::memory_order_acq_rel);
   parked_.fetch_sub(1, std::memory_order_relaxed);
   searching_.fetch_add(1, std::memory_order_relaxed);

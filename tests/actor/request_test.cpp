@@ -119,3 +119,37 @@ TEST(request, null_handle_is_rejected) {
   spate::actor_ref<calculator> none;
   EXPECT_THROW(spate::send(none, square{1}), std::invalid_argument);
 }
+
+TEST(request, then_cancels_its_timeout_timer_when_the_reply_comes) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  auto a = system.spawn<asker>();
+  for (int i = 0; i < 100; ++i) spate::send(a, ask{calc, i});
+  ASSERT_TRUE(eventually([&] { return spate::request(a, result_of_ask{}, 10s).get() == "9801"; }));
+  // Every request was answered: none of their 10 s time-out timers may stay pending (each
+  // holds its request until it fires or is cancelled).
+  EXPECT_TRUE(eventually([&] { return system.timers().pending() == 0; }, std::chrono::seconds(5)));
+}
+
+TEST(request, a_request_dropped_without_a_reply_still_ends) {
+  // A sink destroyed unanswered (its message lost with a mailbox) fails the continuation:
+  // a request always ends with a value, an error or a time-out.
+  spate::actor_system system(quiet_config());
+  auto a = system.spawn<asker>();
+  std::atomic<int> errors{0};
+  struct catcher : spate::typed_actor<catcher, int> {
+    void on(int&) {
+      auto sink = std::make_shared<spate::response_sink>("lost");
+      sink->set_continuation(
+          self(), [](std::any&) {},
+          [this](const spate::request_error& e) {
+            if (e.code() == spate::request_error_code::dead_actor) errors->fetch_add(1);
+          });
+    }  // the only reference goes here
+    std::atomic<int>* errors = nullptr;
+  };
+  auto c = system.spawn<catcher>();
+  c.get()->errors = &errors;
+  spate::send(c, 1);
+  EXPECT_TRUE(eventually([&] { return errors.load() == 1; }, std::chrono::seconds(10)));
+}

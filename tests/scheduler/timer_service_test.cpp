@@ -1,17 +1,22 @@
 #include "spate/scheduler/timer_service.hpp"
 
+#include "spate/scheduler/worker_pool.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 using namespace std::chrono_literals;
 
 TEST(timer_service, fires_in_deadline_order_and_honours_cancel) {
-  spate::timer_service timers;
+  spate::worker_pool pool;
+  spate::timer_service timers(pool);
   std::mutex m;
   std::vector<int> fired;
   auto record = [&](int v) {
@@ -31,17 +36,19 @@ TEST(timer_service, fires_in_deadline_order_and_honours_cancel) {
   EXPECT_EQ(fired, (std::vector<int>{1, 2, 3}));
 }
 
-TEST(timer_service, destruction_with_pending_timers_does_not_run_them) {
+TEST(timer_service, a_stopped_pool_does_not_run_pending_timers) {
   std::atomic<int> ran{0};
   {
-    spate::timer_service timers;
+    spate::worker_pool pool;
+    spate::timer_service timers(pool);
     timers.schedule_after(10s, [&] { ran = 1; });
   }
   EXPECT_EQ(ran.load(), 0);
 }
 
 TEST(timer_service, cancel_of_a_fired_timer_returns_false_and_keeps_nothing) {
-  spate::timer_service timers;
+  spate::worker_pool pool;
+  spate::timer_service timers(pool);
   std::atomic<int> ran{0};
   auto id = timers.schedule_after(1ms, [&] { ran = 1; });
   while (ran.load() == 0) std::this_thread::sleep_for(1ms);
@@ -51,7 +58,8 @@ TEST(timer_service, cancel_of_a_fired_timer_returns_false_and_keeps_nothing) {
 }
 
 TEST(timer_service, a_maximal_delay_means_never_not_at_once) {
-  spate::timer_service timers;
+  spate::worker_pool pool;
+  spate::timer_service timers(pool);
   std::atomic<int> ran{0};
   auto id = timers.schedule_after(std::chrono::nanoseconds::max(), [&] { ran = 1; });
   std::this_thread::sleep_for(50ms);
@@ -61,10 +69,11 @@ TEST(timer_service, a_maximal_delay_means_never_not_at_once) {
 }
 
 TEST(timer_service, many_schedules_while_waiting_keep_the_order) {
-  // The timer thread waits on the earliest deadline while other threads push (and so grow
-  // the heap): under AddressSanitizer a wait on a reference into the heap was a use after
-  // free.
-  spate::timer_service timers;
+  // The timer keeper sleeps until the earliest deadline while other threads add timers
+  // (and so grow the heap); the timer thread this replaced waited on a reference into the
+  // heap, a use after free under AddressSanitizer.
+  spate::worker_pool pool;
+  spate::timer_service timers(pool);
   std::atomic<int> ran{0};
   timers.schedule_after(30ms, [&] { ran.fetch_add(1); });
   std::vector<std::thread> threads;
@@ -77,4 +86,54 @@ TEST(timer_service, many_schedules_while_waiting_keep_the_order) {
   for (auto& t : threads) t.join();
   while (ran.load() != 4001) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(timers.pending(), 0u);
+}
+
+TEST(timer_service, periodic_timers_fire_on_schedule_until_cancelled) {
+  spate::worker_pool pool;
+  spate::timer_service timers(pool);
+  std::atomic<int> ticks{0};
+  const auto id = timers.schedule_periodic(5ms, 5ms, [&] { ticks.fetch_add(1); });
+  std::this_thread::sleep_for(120ms);
+  EXPECT_TRUE(timers.cancel(id));
+  const int at_cancel = ticks.load();
+  EXPECT_GE(at_cancel, 5);  // 24 due; a loaded machine may skip some, never burst
+  EXPECT_LE(at_cancel, 25);
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(ticks.load(), at_cancel);  // no tick after cancel returned
+  EXPECT_FALSE(timers.cancel(id));
+  EXPECT_THROW(timers.schedule_periodic(1ms, 0ms, [] {}), std::invalid_argument);
+}
+
+TEST(timer_service, cancel_frees_the_callback_at_once) {
+  spate::worker_pool pool;
+  spate::timer_service timers(pool);
+  auto owned = std::make_shared<int>(7);
+  const auto id = timers.schedule_after(10s, [owned] { (void)owned; });
+  EXPECT_EQ(owned.use_count(), 2);
+  EXPECT_TRUE(timers.cancel(id));
+  EXPECT_EQ(owned.use_count(), 1);  // not kept until the deadline
+}
+
+TEST(timer_service, timers_fire_while_every_worker_is_busy) {
+  spate::scheduler_config config;
+  config.threads = 1;
+  spate::worker_pool pool(config);
+  spate::timer_service timers(pool);
+  std::atomic<bool> fired{false};
+  std::atomic<bool> stop{false};
+  struct spinning final : spate::task {  // re-queues itself until told to stop
+    std::atomic<bool>* stop;
+    spate::resume_result resume(std::size_t) override {
+      return stop->load() ? spate::resume_result::done : spate::resume_result::resume_later;
+    }
+  } busy;
+  busy.stop = &stop;
+  pool.schedule(&busy);
+  timers.schedule_after(5ms, [&] { fired = true; });
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!fired.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  stop = true;
+  EXPECT_TRUE(fired.load());
 }

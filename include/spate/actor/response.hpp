@@ -6,6 +6,7 @@
 #include <any>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 
 #include "spate/actor/actor_ref.hpp"
 #include "spate/actor/exit_reason.hpp"
+#include "spate/scheduler/timer_service.hpp"
 
 namespace spate {
 
@@ -24,6 +26,11 @@ class response_sink {
   using error_handler = std::function<void(const request_error&)>;
 
   explicit response_sink(std::string request_type) : request_type_(std::move(request_type)) {}
+  // A request always ends: a sink dropped unanswered (its message lost with a mailbox)
+  // fails its continuation with dead_actor.
+  ~response_sink();
+  response_sink(const response_sink&) = delete;
+  response_sink& operator=(const response_sink&) = delete;
 
   const std::string& request_type() const noexcept { return request_type_; }
   // Both return whether this call completed the request.
@@ -33,9 +40,13 @@ class response_sink {
   std::any wait_until(std::chrono::steady_clock::time_point deadline);
   // Runs the handlers in `requester`'s context once the request completes.
   void set_continuation(actor requester, value_handler on_value, error_handler on_error);
+  // The timer that fails this request on time-out; cancelled (and freed) on completion.
+  void set_timeout_timer(timer_service& timers, std::uint64_t id);
 
  private:
   void post_continuation_locked();
+  // Called after completing, outside the lock.
+  void cancel_timeout_timer();
 
   const std::string request_type_;
   std::mutex mutex_;
@@ -53,6 +64,8 @@ class response_sink {
   actor requester_;
   value_handler on_value_;
   error_handler on_error_;
+  timer_service* timers_ = nullptr;
+  std::uint64_t timeout_timer_ = 0;
 };
 
 class actor_system;

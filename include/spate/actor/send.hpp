@@ -64,12 +64,13 @@ void send(message_priority priority, const actor_ref<D>& to, T&& message) {
   detail::enqueue(to, std::forward<T>(message), priority, nullptr, "spate::send");
 }
 
-// Sends `message` after `delay` (timer thread). The message is moved into the timer.
+// Sends `message` after `delay`: a timer on the runtime's workers holds the message until
+// then. Returns the timer's id, for rt.timers().cancel(id) (true: the message was not sent).
 template <class D, class T>
-void delayed_send(const actor_ref<D>& to, std::chrono::nanoseconds delay, T&& message) {
+std::uint64_t delayed_send(const actor_ref<D>& to, std::chrono::nanoseconds delay, T&& message) {
   detail::checked_target(to, "spate::delayed_send");
   auto boxed = std::make_shared<std::decay_t<T>>(std::forward<T>(message));
-  to.get()->system().timers().schedule_after(delay, [to, boxed] {
+  return to.get()->system().timers().schedule_after(delay, [to, boxed] {
     detail::enqueue(to, std::move(*boxed), message_priority::normal, nullptr,
                     "spate::delayed_send");
   });
@@ -109,13 +110,13 @@ R response<R>::get() {
 template <class R>
 template <class Self, class OnValue, class OnError>
 void response<R>::then(Self& self, OnValue on_value, OnError on_error) {
-  std::weak_ptr<response_sink> weak = sink_;
+  // The timer holds the sink, so the time-out fires even if everybody else dropped it; the
+  // sink cancels (and so frees) the timer when the reply comes first.
   const std::string type = sink_->request_type();
-  system_->timers().schedule_after(timeout_, [weak, type] {
-    if (auto sink = weak.lock()) {
-      sink->fail(request_error(request_error_code::timeout, "request '" + type + "' timed out"));
-    }
+  const auto timer = system_->timers().schedule_after(timeout_, [sink = sink_, type] {
+    sink->fail(request_error(request_error_code::timeout, "request '" + type + "' timed out"));
   });
+  sink_->set_timeout_timer(system_->timers(), timer);
   sink_->set_continuation(
       actor(&static_cast<abstract_actor&>(self)),
       [on_value = std::move(on_value), type](std::any& value) mutable {

@@ -16,8 +16,8 @@
 // Shutdown (shutdown(), or the destructor), in this order:
 //   1. Each attached model stops, newest first: an actor system kills its actors and waits
 //      for them; a model attaches with on_shutdown() and detaches when it is destroyed.
-//   2. The timers stop: pending ones are cancelled without running, so no callback can
-//      schedule work on a pool that is stopping.
+//   2. The timers stop: pending ones are cancelled without running (their callbacks are
+//      freed), so no callback can schedule work on a pool that is stopping.
 //   3. Dedicated threads are asked to stop and joined.
 //   4. The worker pool stops and joins its workers; tasks still queued are discarded.
 // Calling shutdown() from a thread of this runtime (a worker, a dedicated thread) throws
@@ -83,7 +83,7 @@ class runtime {
  private:
   runtime_config config_;
   std::unique_ptr<worker_pool> pool_;
-  std::unique_ptr<timer_service> timers_;
+  std::unique_ptr<timer_service> timers_;  // over pool_
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<dedicated_thread>> dedicated_threads_;
   std::vector<std::pair<std::size_t, std::function<void()>>> shutdown_steps_;

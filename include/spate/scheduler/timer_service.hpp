@@ -1,65 +1,60 @@
 #pragma once
-// One thread that runs callbacks at deadlines: request time-outs and delayed sends. Not a
-// hot path (a mutex and a heap are fine); callbacks must be short and must not block.
+// Timers for programs: request time-outs, delayed sends, periodic work. The workers of the
+// pool run them (worker_pool.hpp, "Timers"): no timer thread, and a parked worker sleeps
+// until the earliest deadline or an event, never on a fixed period.
+//
+//   auto id = rt.timers().schedule_after(50ms, [] { ... });     // once
+//   auto tick = rt.timers().schedule_periodic(1s, 1s, [] { ... });  // every second
+//   rt.timers().cancel(tick);
+//
+// Callbacks run on a worker, one at a time, in deadline order; they must be short and must
+// not block (send a message, notify a task).
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
+#include <cstddef>
 #include <functional>
-#include <mutex>
-#include <queue>
-#include <thread>
-#include <unordered_set>
-#include <vector>
+
+#include "spate/scheduler/timer_queue.hpp"
+#include "spate/scheduler/worker_pool.hpp"
 
 namespace spate {
 
 class timer_service {
  public:
-  using clock = std::chrono::steady_clock;
-  using timer_id = std::uint64_t;
+  using clock = timer_queue::clock;
+  using timer_id = timer_queue::timer_id;
 
-  timer_service();
-  ~timer_service();  // stop()
-  // Cancels what is pending (callbacks are not run) and joins the thread; later schedules
-  // are ignored (they return 0). Idempotent; not from a timer callback.
-  void stop();
-  timer_service(const timer_service&) = delete;
-  timer_service& operator=(const timer_service&) = delete;
+  explicit timer_service(worker_pool& pool) noexcept : pool_(&pool) {}
 
-  timer_id schedule_at(clock::time_point deadline, std::function<void()> callback);
+  // Each returns the timer's id, or 0 when the runtime is shutting down (the callback is
+  // dropped without running).
+  timer_id schedule_at(clock::time_point deadline, std::function<void()> callback) {
+    return pool_->add_timer(deadline, std::move(callback));
+  }
   // A delay too large to add to now() (nanoseconds::max()) means "never": the timer stays
-  // pending until cancelled or stopped.
+  // pending until cancelled.
   timer_id schedule_after(std::chrono::nanoseconds delay, std::function<void()> callback) {
     return schedule_at(saturating_deadline(delay), std::move(callback));
   }
-  // Returns true when the timer was pending: it will not fire now. False for a timer that
-  // fired (or is firing), was cancelled before, or never existed.
-  bool cancel(timer_id id);
+  // First after `first_delay`, then every `period` (> 0) on a fixed schedule (no drift;
+  // periods missed while the pool was too busy are skipped, not fired in a burst).
+  timer_id schedule_periodic(std::chrono::nanoseconds first_delay, std::chrono::nanoseconds period,
+                             std::function<void()> callback);
+  // True when the timer was pending: it will not fire (again) and its callback is freed.
+  // False for a one-shot timer that fired (or is firing), one cancelled before, or an
+  // unknown id.
+  bool cancel(timer_id id) { return pool_->cancel_timer(id); }
+  std::size_t pending() const { return pool_->pending_timers(); }
+  // Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
+  void stop() { pool_->close_timers(); }
+
   static clock::time_point saturating_deadline(std::chrono::nanoseconds delay) noexcept {
     const auto now = clock::now();
     if (delay >= clock::time_point::max() - now) return clock::time_point::max();
     return now + std::chrono::duration_cast<clock::duration>(delay);
   }
-  std::size_t pending() const;
 
  private:
-  struct entry {
-    clock::time_point deadline;
-    timer_id id;
-    std::function<void()> callback;
-    bool operator>(const entry& other) const {
-      return deadline != other.deadline ? deadline > other.deadline : id > other.id;
-    }
-  };
-  void run();
-
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::priority_queue<entry, std::vector<entry>, std::greater<>> heap_;
-  std::unordered_set<timer_id> pending_;  // not fired, not cancelled
-  timer_id next_id_ = 1;
-  bool stopping_ = false;
-  std::thread thread_;
+  worker_pool* pool_;
 };
 
 }  // namespace spate

@@ -15,13 +15,31 @@
 // the one in activation.hpp, with "parked" for "idle"): a parking worker publishes "parked"
 // and then re-checks for work; an enqueuer publishes the work and then checks for parked
 // workers. At least one of them sees the other.
+//
+// Timers (as Tokio drives its timer from the park path): the pool's workers run them.
+//   1. A worker about to sleep publishes "parked", passes the fence, and then reads the
+//      earliest deadline. If there is one, it tries to become the *timer keeper* (one at a
+//      time), passes the fence again and re-reads the deadline; the keeper sleeps until
+//      that deadline, every other parked worker until it is woken.
+//   2. add_timer() publishes the deadline, passes the fence and reads the keeper: if there
+//      is one and the new deadline is the earliest, it signals the keeper (which wakes and
+//      recomputes its sleep); if there is none, it wakes one parked worker. By the same
+//      Dekker argument as above, either the adder sees the parker, or the parker's read
+//      after its fence sees the new deadline.
+//   3. A worker that wakes stops being keeper and runs what is due. A busy worker looks
+//      at the earliest deadline every `timer_check_interval` tasks (one relaxed load when no
+//      timer is pending), so timers also fire when no worker is idle — late by at most
+//      that many tasks' run time.
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "spate/scheduler/scheduler_config.hpp"
 #include "spate/scheduler/task.hpp"
+#include "spate/scheduler/timer_queue.hpp"
 #include "spate/scheduler/worker_stats.hpp"
 
 namespace spate {
@@ -38,8 +56,17 @@ class worker_pool final : public executor {
   void schedule(task* t) override;
 
   // Stops the workers and joins them. Tasks still queued are not resumed: stop the things
-  // that schedule (actors, graphs) first. Idempotent.
+  // that schedule (actors, graphs) first. Pending timers are cancelled. Idempotent.
   void stop();
+
+  // Timers run by the workers (see above). Thread-safe. `add_timer` returns 0 after stop().
+  timer_queue::timer_id add_timer(
+      timer_queue::clock::time_point deadline, std::function<void()> callback,
+      std::chrono::nanoseconds period = std::chrono::nanoseconds::zero());
+  bool cancel_timer(timer_queue::timer_id id) { return timers_.cancel(id); }
+  std::size_t pending_timers() const { return timers_.pending(); }
+  // Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
+  void close_timers() { timers_.close(); }
 
   std::size_t size() const noexcept { return workers_.size(); }
   const scheduler_config& config() const noexcept { return config_; }
@@ -63,6 +90,8 @@ class worker_pool final : public executor {
   void wake_if_stealable(worker& w);
   bool wake_one_parked();
   bool has_visible_work(const worker& w) const;
+  void run_due_timers();
+  bool become_timer_keeper(worker& w);
 
   scheduler_config config_;
   std::vector<std::unique_ptr<worker>> workers_;
@@ -70,6 +99,9 @@ class worker_pool final : public executor {
   std::atomic<std::size_t> searching_{0};
   std::atomic<std::size_t> parked_{0};
   std::atomic<std::size_t> next_external_{0};
+  timer_queue timers_;
+  static constexpr int no_keeper = -1;
+  std::atomic<int> timer_keeper_{no_keeper};  // index of the worker sleeping for timers
 };
 
 }  // namespace spate
