@@ -57,11 +57,16 @@ void graph_state::cancel() {
 }
 
 void graph_state::task_finished() {
-  if (live_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (live_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  std::string failure;
+  {
     std::lock_guard lock(mutex_);
     finished_ = true;
+    if (error_) failure = "node '" + error_node_ + "' failed: " + error_message_;
     done_.notify_all();
   }
+  // The calling task still holds its reference: the state outlives the hook.
+  if (on_finished_) on_finished_(failure);
 }
 
 bool graph_state::finished() const {

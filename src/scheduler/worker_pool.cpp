@@ -24,6 +24,9 @@ enum worker_state : int { running, searching, parked, notified };
 constexpr unsigned max_lifo_streak = 16;
 // Tasks moved from the inbox to the (stealable) local queue in one go.
 constexpr unsigned inbox_batch = 32;
+// The inbox goes before the LIFO slot and the local queue once in this many look-ups (a
+// prime, as in Tokio, so that it does not fall into step with a periodic workload).
+constexpr unsigned inbox_check_interval = 61;
 // A busy worker looks at the timers every this many tasks.
 constexpr unsigned timer_check_interval = 16;
 
@@ -43,6 +46,7 @@ struct worker_pool::worker {
   local_run_queue queue;
   task* lifo_slot = nullptr;  // owner only
   unsigned lifo_streak = 0;   // owner only
+  unsigned ticks = 0;         // owner only: next_local() calls
   intrusive_mpsc_queue<task> inbox;
   std::atomic_flag inbox_consumer_busy;  // the inbox has one consumer at a time
   parking_event event;
@@ -97,11 +101,24 @@ void worker_pool::stop() {
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
   }
-  // Tasks still queued will never run: let them release what they own.
+  // Tasks still queued will never run: let them release what they own. Tasks scheduled
+  // from now on are discarded too (schedule_external re-checks `stopped_` after its push:
+  // the same publish-then-check handshake as parking, so no task is left in an inbox).
+  stopped_.store(true, std::memory_order_relaxed);
+  handshake_fence();
   for (auto& w : workers_) {
     if (w->lifo_slot != nullptr) std::exchange(w->lifo_slot, nullptr)->discard();
     while (task* t = w->queue.pop()) t->discard();
+  }
+  discard_inboxes();
+}
+
+void worker_pool::discard_inboxes() {
+  for (auto& w : workers_) {
+    while (w->inbox_consumer_busy.test_and_set(std::memory_order_acquire))
+      std::this_thread::yield();
     while (task* t = w->inbox.pop()) t->discard();
+    w->inbox_consumer_busy.clear(std::memory_order_release);
   }
 }
 
@@ -148,6 +165,10 @@ void worker_pool::push_local(worker& w, task* t) {
 }
 
 void worker_pool::schedule_external(task* t) {
+  if (stopped_.load(std::memory_order_relaxed)) {
+    t->discard();
+    return;
+  }
   // Algorithm 2: hand the task to a parked worker and signal its event. With no parked
   // worker, prefer one that is searching (it polls its inbox), else round-robin.
   for (auto& w : workers_) {
@@ -171,7 +192,11 @@ void worker_pool::schedule_external(task* t) {
   }
   target->inbox.push(t);
   stress_point();
-  handshake_fence();  // pairs with the fence in park()
+  handshake_fence();  // pairs with the fence in park(), and with stop()'s
+  if (stopped_.load(std::memory_order_relaxed)) {  // stop() may have drained before our push
+    discard_inboxes();
+    return;
+  }
   int expected = parked;
   if (target->state.compare_exchange_strong(expected, notified, std::memory_order_acq_rel)) {
     target->event.notify();
@@ -261,6 +286,11 @@ void worker_pool::run_worker(worker& w) {
 }
 
 task* worker_pool::next_local(worker& w) {
+  // Every so often the inbox goes first: a worker whose queue never empties (a task that
+  // keeps returning resume_later) would otherwise starve work scheduled from outside.
+  if (++w.ticks % inbox_check_interval == 0) {
+    if (task* t = take_inbox(w)) return t;
+  }
   if (w.lifo_slot != nullptr) {
     task* t = w.lifo_slot;
     w.lifo_slot = nullptr;
@@ -276,7 +306,12 @@ task* worker_pool::next_local(worker& w) {
   }
   w.lifo_streak = 0;
   if (task* t = w.queue.pop()) return t;
-  // Move a batch from the inbox into the local queue, where idle workers can steal it.
+  return take_inbox(w);
+}
+
+// Takes the inbox's oldest task and moves a batch more into the local queue, where idle
+// workers can steal it.
+task* worker_pool::take_inbox(worker& w) {
   if (w.inbox.empty_approx() || w.inbox_consumer_busy.test_and_set(std::memory_order_acquire)) {
     return nullptr;
   }

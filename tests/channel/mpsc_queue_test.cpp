@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 TEST(mpsc_queue, fifo_across_many_blocks) {
@@ -65,5 +67,36 @@ TEST(mpsc_queue, producers_keep_fifo_order_and_lose_nothing) {
   }
   for (auto& t : threads) t.join();
   for (int p = 0; p < producers; ++p) EXPECT_EQ(next[p], per_producer);
+  EXPECT_EQ(q.front(), nullptr);
+}
+
+namespace {
+// Copying may throw (like a std::string running out of memory); moving never does.
+struct fragile {
+  static inline bool fail_next_copy = false;
+  int value = 0;
+  explicit fragile(int v) : value(v) {}
+  fragile(const fragile& other) : value(other.value) {
+    if (std::exchange(fail_next_copy, false)) throw std::runtime_error("copy failed");
+  }
+  fragile(fragile&&) noexcept = default;
+  fragile& operator=(const fragile&) = default;
+  fragile& operator=(fragile&&) noexcept = default;
+};
+}  // namespace
+
+TEST(mpsc_queue, a_throwing_copy_leaves_the_queue_usable) {
+  spate::mpsc_queue<fragile> q;
+  fragile a(1), b(2), c(3);
+  q.push(a);
+  fragile::fail_next_copy = true;
+  EXPECT_THROW(q.push(b), std::runtime_error);  // nothing reserved: no hole for the consumer
+  q.push(c);
+  ASSERT_NE(q.front(), nullptr);
+  EXPECT_EQ(q.front()->value, 1);
+  q.pop();
+  ASSERT_NE(q.front(), nullptr);
+  EXPECT_EQ(q.front()->value, 3);
+  q.pop();
   EXPECT_EQ(q.front(), nullptr);
 }

@@ -52,3 +52,45 @@ TEST(graph_actor, actors_feed_a_graph_and_receive_its_output) {
   EXPECT_EQ(sum, expected);
   EXPECT_TRUE(system.await_all_actors_done_for(std::chrono::seconds(30)));
 }
+
+TEST(graph_actor, a_failing_node_terminates_the_actor_with_a_reason_naming_it) {
+  spate::actor_system_config config;
+  config.scheduler.threads = 2;
+  std::atomic<int> reports{0};
+  config.error_reporter = [&](const std::string& text) {
+    if (text.find("bad item") != std::string::npos) reports.fetch_add(1);
+  };
+  spate::actor_system system(config);
+  spate::scoped_actor self(system);
+  auto g = flow::spawn_graph(system, flow::pipeline(flow::map([](int& x) {
+                                                      if (x == 3)
+                                                        throw std::runtime_error("bad item");
+                                                      return x;
+                                                    }).named("checker")),
+                             spate::actor(self));
+  std::atomic<bool> down{false};
+  std::string reason;
+  auto watcher = system.spawn([g, &down, &reason](spate::event_based_actor& me) {
+    me.monitor(g);
+    me.set_down_handler([&down, &reason, &me](spate::down_msg& m) {
+      reason = m.reason.message;
+      down = true;
+      me.quit();
+    });
+    return spate::behavior{[](int) {}};
+  });
+  spate::send(watcher, 0);  // let it run its set-up before the failure
+  for (int i = 0; i < 10; ++i) spate::send(g, i);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!down.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(down.load()) << "the graph actor did not terminate";
+  EXPECT_NE(reason.find("checker"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("bad item"), std::string::npos) << reason;
+  EXPECT_EQ(reports.load(), 1);
+  EXPECT_TRUE(g.is_terminated());
+  const auto before = system.dead_letters();
+  spate::send(g, 42);  // later items are dead letters, not a pile-up
+  EXPECT_EQ(system.dead_letters(), before + 1);
+}

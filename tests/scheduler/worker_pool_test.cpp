@@ -179,3 +179,34 @@ TEST(worker_pool, stops_cleanly_many_times) {
     ASSERT_TRUE(wait_until([&] { return finished.load() == 1; }));
   }
 }
+
+TEST(worker_pool, work_from_outside_is_not_starved_by_a_task_that_never_idles) {
+  // One worker; a task that always has more to do (resume_later) keeps its local queue
+  // non-empty. Tasks scheduled from outside land in the inbox and must still run.
+  auto config = spate::scheduler_config::default_preset();
+  config.threads = 1;
+  spate::worker_pool pool(config);
+  std::atomic<bool> stop{false};
+  struct endless final : spate::task {
+    std::atomic<bool>* stop = nullptr;
+    spate::resume_result resume(std::size_t) override {
+      return stop->load() ? spate::resume_result::done : spate::resume_result::resume_later;
+    }
+  } busy;
+  busy.stop = &stop;
+  pool.schedule(&busy);
+  std::this_thread::sleep_for(5ms);  // `busy` is now cycling through the local queue
+  std::atomic<int> finished{0};
+  std::vector<stepping_task> outside(10);
+  for (auto& t : outside) {
+    t.steps_left = 1;
+    t.finished = &finished;
+    pool.schedule(&t);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (finished.load() != 10 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(finished.load(), 10);
+  stop = true;
+}

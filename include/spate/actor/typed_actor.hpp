@@ -33,6 +33,9 @@ class typed_actor : public abstract_actor {
 
  public:
   struct typed_actor_tag {};
+  static_assert((std::is_nothrow_move_constructible_v<Accepted> && ...),
+                "spate::typed_actor: every message type must be nothrow move constructible "
+                "(mailboxes move messages into slots they already reserved)");
   using body_type = std::variant<Accepted...>;
   template <class T>
   static constexpr bool accepts_v = (std::is_same_v<std::decay_t<T>, Accepted> || ...);

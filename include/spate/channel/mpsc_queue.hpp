@@ -29,6 +29,11 @@ namespace spate {
 
 template <class T>
 class mpsc_queue {
+  // A value is constructed in a slot already reserved: a throwing move there would leave a
+  // hole that the consumer waits on forever.
+  static_assert(std::is_nothrow_move_constructible_v<T>,
+                "spate::mpsc_queue<T>: T must be nothrow move constructible");
+
  public:
   static constexpr std::size_t block_capacity = 63;
 
@@ -46,9 +51,21 @@ class mpsc_queue {
     delete spare_->load(std::memory_order_relaxed);
   }
 
-  // Any thread; never fails.
+  // Any thread. Never fails once it has a T: a conversion or copy that may throw runs
+  // before a slot is reserved (it may throw; nothing is then changed).
   template <class U = T>
   void push(U&& value) {
+    if constexpr (!std::is_nothrow_constructible_v<T, U&&>) {
+      push(T(std::forward<U>(value)));
+      return;
+    } else {
+      push_nothrow(std::forward<U>(value));
+    }
+  }
+
+ private:
+  template <class U>
+  void push_nothrow(U&& value) {  // may throw only before it reserves (a new block)
     backoff wait;
     block* next_block = nullptr;
     for (;;) {
@@ -79,6 +96,7 @@ class mpsc_queue {
     }
   }
 
+ public:
   // Consumer only: the oldest element, or nullptr when none is ready. Valid until pop().
   T* front() noexcept {
     slot& s = consumer_->current->slots[consumer_->index % lap];

@@ -361,11 +361,15 @@ class graph {
 
   graph(const graph&) = delete;
   graph& operator=(const graph&) = delete;
-  // A graph destroyed while it runs is cancelled and waited for first: its nodes (some on
-  // threads the graph owns) must not outlive it.
+  // A graph destroyed while it runs is cancelled and waited for first: its nodes on
+  // threads the graph owns must not outlive those threads. On a worker of its own pool
+  // (a graph actor stopping) a graph with no such nodes is only cancelled, since waiting
+  // there could need the very worker it blocks; its tasks keep their shared state alive
+  // until they end.
   ~graph() {
     if (state_ && !waited_) {
       state_->cancel();
+      if (threads_.empty() && pool_ != nullptr && pool_->is_worker_thread()) return;
       try {
         finish_run();
       } catch (...) {  // a node's failure: the owner chose not to ask for it
@@ -393,14 +397,20 @@ class graph {
     run(rt);
   }
 
-  // Starts without waiting (graph actors); wait() blocks until the end.
-  void start(runtime& rt) { start(rt.pool()); }
-  void start(worker_pool& pool) {
+  // Starts without waiting (graph actors); wait() blocks until the end. `on_finished`, if
+  // given, runs once on a worker when the graph has finished, with the failure's text
+  // (empty on success); it must not block.
+  void start(runtime& rt, std::function<void(const std::string&)> on_finished = nullptr) {
+    start(rt.pool(), std::move(on_finished));
+  }
+  void start(worker_pool& pool, std::function<void(const std::string&)> on_finished = nullptr) {
     if (state_ && !waited_) {
       throw std::logic_error("spate::flow::graph: started again before wait() returned");
     }
     prepare(pool);
+    pool_ = &pool;
     waited_ = false;
+    if (on_finished) state_->set_on_finished(std::move(on_finished));
     state_->start(state_);
   }
   void wait() { finish_run(); }
@@ -444,6 +454,7 @@ class graph {
   std::shared_ptr<detail::graph_state> state_;
   std::vector<std::unique_ptr<dedicated_thread>> threads_;
   bool waited_ = true;  // no run in progress that the destructor must end
+  worker_pool* pool_ = nullptr;
 };
 
 }  // namespace spate::flow

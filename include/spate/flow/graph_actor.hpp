@@ -10,6 +10,7 @@
 //   spate::send(words, flow::end_of_stream{});
 #include <atomic>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "spate/actor.hpp"
@@ -18,7 +19,10 @@
 
 namespace spate::flow {
 
-// Closes a graph actor's input; the output actor receives one after the last item.
+// Closes a graph actor's input; the output actor receives one after the last item. When a
+// node fails instead, the graph actor terminates with exit_code::unhandled_exception and a
+// reason naming the node (link to it or monitor it to learn of that); the error is also
+// reported through the system's error reporter.
 struct end_of_stream {};
 
 namespace detail {
@@ -57,19 +61,16 @@ struct feed_source : node<void, T> {
   std::shared_ptr<feed_channel<T>> channel;
 };
 
-struct graph_finished {};
+struct graph_finished {
+  std::string failure;  // empty: the stream ended normally
+};
 
 template <class T>
 struct forward_sink : node<T, void> {
-  forward_sink(spate::actor output, spate::actor owner)
-      : output(std::move(output)), owner(std::move(owner)) {}
+  explicit forward_sink(spate::actor output) : output(std::move(output)) {}
   void consume(T& item) { spate::send(output, std::move(item)); }
-  void on_stop() {
-    spate::send(output, end_of_stream{});
-    spate::send(owner, graph_finished{});
-  }
+  void on_stop() { spate::send(output, end_of_stream{}); }
   spate::actor output;
-  spate::actor owner;
 };
 
 }  // namespace detail
@@ -85,17 +86,18 @@ class graph_actor
     static_assert(std::is_same_v<typename Stage::input_type, In>);
     static_assert(!std::is_void_v<Out>,
                   "spate::flow::spawn_graph: the graph's last stage must produce items");
-    make_ = [stage = std::move(stage), output = std::move(output), options,
-             channel = channel_](spate::actor self) {
+    make_ = [stage = std::move(stage), output = std::move(output), options, channel = channel_] {
       return std::make_unique<graph>(pipeline(make_stage<detail::feed_source<In>>(channel), stage,
-                                              make_stage<detail::forward_sink<Out>>(output, self)),
+                                              make_stage<detail::forward_sink<Out>>(output)),
                                      options);
     };
   }
 
   void on_start() {
-    graph_ = make_(this->self());
-    graph_->start(this->system().scheduler());
+    graph_ = make_();
+    graph_->start(this->system().scheduler(), [self = this->self()](const std::string& failure) {
+      spate::send(self, detail::graph_finished{failure});
+    });
   }
   void on(In& item) {
     if (channel_->closed.load(std::memory_order_relaxed)) {
@@ -108,7 +110,14 @@ class graph_actor
     channel_->closed.store(true, std::memory_order_release);
     channel_->wake();
   }
-  void on(detail::graph_finished&) { this->quit(); }
+  void on(detail::graph_finished& f) {
+    if (f.failure.empty()) {
+      this->quit();
+      return;
+    }
+    this->system().report_error("spate::flow graph actor '" + this->name() + "': " + f.failure);
+    this->quit(exit_reason{exit_code::unhandled_exception, f.failure});
+  }
   // Drops the graph: its sink holds a handle to this actor, so keeping it would be a cycle.
   // Unfinished tasks keep the graph's state alive until they end (cancelled here).
   void on_stop() {
@@ -119,7 +128,7 @@ class graph_actor
 
  private:
   std::shared_ptr<detail::feed_channel<In>> channel_;
-  std::function<std::unique_ptr<graph>(spate::actor)> make_;
+  std::function<std::unique_ptr<graph>()> make_;
   std::unique_ptr<graph> graph_;
 };
 

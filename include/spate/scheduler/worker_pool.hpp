@@ -55,8 +55,9 @@ class worker_pool final : public executor {
   // from anywhere else, to a parked worker's inbox (waking it) or round-robin.
   void schedule(task* t) override;
 
-  // Stops the workers and joins them. Tasks still queued are not resumed: stop the things
-  // that schedule (actors, graphs) first. Pending timers are cancelled. Idempotent.
+  // Stops the workers and joins them. Tasks still queued are not resumed but discarded
+  // (task::discard), and so is every task scheduled later: stop the things that schedule
+  // (actors, graphs) first. Pending timers are cancelled. Idempotent.
   void stop();
 
   // Timers run by the workers (see above). Thread-safe. `add_timer` returns 0 after stop().
@@ -80,6 +81,7 @@ class worker_pool final : public executor {
   void run_worker(worker& w);
   task* find_work(worker& w);
   task* next_local(worker& w);
+  task* take_inbox(worker& w);
   task* poll(worker& w, const polling_strategy& strategy);
   task* park(worker& w);
   task* steal(worker& w);
@@ -87,6 +89,7 @@ class worker_pool final : public executor {
   void push_local(worker& w, task* t);
   void schedule_local(worker& w, task* t);
   void schedule_external(task* t);
+  void discard_inboxes();
   void wake_if_stealable(worker& w);
   bool wake_one_parked();
   bool has_visible_work(const worker& w) const;
@@ -96,6 +99,7 @@ class worker_pool final : public executor {
   scheduler_config config_;
   std::vector<std::unique_ptr<worker>> workers_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopped_{false};  // joined: schedule() discards
   std::atomic<std::size_t> searching_{0};
   std::atomic<std::size_t> parked_{0};
   std::atomic<std::size_t> next_external_{0};

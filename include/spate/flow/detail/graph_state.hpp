@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -78,6 +79,12 @@ class graph_state {
   void wait_and_rethrow();
   bool finished() const;
   void cancel();
+  // Runs once, on the thread of the last task to finish, after the graph finished (with
+  // the failure's text, empty on success). Must not block (send a message). Set it before
+  // start().
+  void set_on_finished(std::function<void(const std::string& failure)> hook) {
+    on_finished_ = std::move(hook);
+  }
 
   const std::vector<std::unique_ptr<node_stats>>& stats() const noexcept { return stats_; }
   const std::vector<std::unique_ptr<node_task_base>>& tasks() const noexcept { return tasks_; }
@@ -95,6 +102,7 @@ class graph_state {
   std::exception_ptr error_;
   std::string error_node_;
   std::string error_message_;
+  std::function<void(const std::string&)> on_finished_;
 };
 
 }  // namespace detail

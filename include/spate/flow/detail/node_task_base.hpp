@@ -58,6 +58,12 @@ class node_task_base : public task {
     return result;
   }
 
+  // The pool stopped with this task still queued: it will never run again. Let go of the
+  // graph as finish() does, or the graph's state (every task and edge) would leak.
+  void discard() noexcept final {
+    if (graph_) finish();
+  }
+
   // graph_state::start() hands every task its reference and the first activation.
   void launch(std::shared_ptr<graph_state> graph) {
     graph_ = std::move(graph);
