@@ -152,6 +152,28 @@ TEST(farm, ordered_farm_restores_input_order_with_uneven_workers) {
   EXPECT_EQ(out, expected);
 }
 
+TEST(farm, ordered_farm_passes_on_outputs_of_on_start_and_on_stop) {
+  // Outputs sent outside consume() belong to no input. They used to carry a stale sequence
+  // number, stick at the head of their edge, and hang the collector (spinning meanwhile).
+  struct with_greetings : flow::node<int, int> {
+    void on_start() { send_next(-1 - int(replica_index())); }  // -1 .. -3
+    void consume(int& x) { send_next(x); }
+    void on_stop() { send_next(-100 - int(replica_index())); }  // -100 .. -102
+  };
+  spate::worker_pool pool(workers(2));
+  std::vector<int> out;
+  flow::graph g(flow::pipeline(flow::generate<int>(3000, [](std::size_t i) { return int(i); }),
+                               flow::ordered_farm(with_greetings{}, 3),
+                               flow::sink([&](int& x) { out.push_back(x); })));
+  g.run(pool);
+  std::vector<int> items, extras;
+  for (int x : out) (x >= 0 ? items : extras).push_back(x);
+  ASSERT_EQ(items.size(), 3000u);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(items[i], i) << "input order lost";
+  std::sort(extras.begin(), extras.end());
+  EXPECT_EQ(extras, (std::vector<int>{-102, -101, -100, -3, -2, -1}));
+}
+
 TEST(farm, pipeline_as_farm_worker_and_farm_inside_pipeline) {
   spate::worker_pool pool(workers(2));
   long sum = 0;

@@ -86,7 +86,10 @@ class output_port {
 namespace detail {
 
 // An item with its position in the input order (ordered farms). A worker's outputs for
-// input `seq` carry `seq`; an empty value marks "input `seq` is complete".
+// input `seq` carry `seq`; an empty value marks "input `seq` is complete". Outputs a worker
+// sends outside consume() (from on_start or on_stop) belong to no input: they carry
+// `unordered_seq`, and the collector passes them on as they come.
+inline constexpr std::uint64_t unordered_seq = UINT64_MAX;
 template <class T>
 struct sequenced {
   std::uint64_t seq;
@@ -460,7 +463,10 @@ class tagging_port final : public port_base<T, sequenced<T>> {
       : port_base<T, element>(std::vector<edge<element>*>{to_collector}) {}
 
   void begin_item(std::uint64_t seq) noexcept { current_ = seq; }
-  void end_item() { this->writers_.push(0, element{current_, std::nullopt}); }
+  void end_item() {
+    this->writers_.push(0, element{current_, std::nullopt});
+    current_ = unordered_seq;  // until the next item: on_stop's outputs belong to none
+  }
 
   void route(T&& item) override { this->writers_.push(0, element{current_, std::move(item)}); }
   bool send_if(T& item, std::size_t max_queue_length) override {
@@ -470,7 +476,7 @@ class tagging_port final : public port_base<T, sequenced<T>> {
   }
 
  private:
-  std::uint64_t current_ = 0;
+  std::uint64_t current_ = unordered_seq;  // on_start's outputs belong to no input
 };
 
 }  // namespace detail

@@ -282,6 +282,7 @@ class node_task final : public node_task_base {
 // An ordered farm's collector: merges the workers' tagged outputs back into input order.
 // Each worker sees its inputs in increasing sequence order, so the next sequence number is
 // always at the head of exactly one worker's edge: a k-way merge without extra buffers.
+// Outputs tagged unordered_seq (sent from a worker's on_start or on_stop) go on at once.
 template <class T>
 class collector_task final : public node_task_base {
  public:
@@ -304,7 +305,8 @@ class collector_task final : public node_task_base {
       edge<element>* from = nullptr;
       for (auto* e : inputs_) {
         element* candidate = e->ring.front();
-        if (candidate != nullptr && candidate->seq == expected_) {
+        if (candidate != nullptr &&
+            (candidate->seq == expected_ || candidate->seq == unordered_seq)) {
           head = candidate;
           from = e;
           break;
