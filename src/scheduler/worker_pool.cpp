@@ -298,11 +298,14 @@ task* worker_pool::next_local(worker& w) {
       ++w.lifo_streak;
       return t;
     }
-    // Fairness: let the FIFO queue go first. The task becomes stealable while this worker
-    // runs another one, which may be long: a parked worker must hear of it (without the
-    // 10 ms park timeout that used to hide this, it waited for the long task to end).
+    // Fairness: let the FIFO queue go first. When the queue holds other tasks, the moved
+    // task waits while this worker runs one of them, which may be long: a parked worker
+    // must hear of it (without the 10 ms park timeout that used to hide this, it waited for
+    // the long task to end). With the queue empty the task runs next, here: waking another
+    // worker would only split a chain of actors (ping-pong) across cores.
+    const bool others_first = w.queue.size_approx() > 0;
     push_local(w, t);
-    wake_if_stealable(w);
+    if (others_first) wake_if_stealable(w);
   }
   w.lifo_streak = 0;
   if (task* t = w.queue.pop()) return t;

@@ -153,3 +153,11 @@ TEST(request, a_request_dropped_without_a_reply_still_ends) {
   spate::send(c, 1);
   EXPECT_TRUE(eventually([&] { return errors.load() == 1; }, std::chrono::seconds(10)));
 }
+
+TEST(request, a_maximal_timeout_means_no_timeout_not_an_immediate_one) {
+  spate::actor_system system(quiet_config());
+  auto calc = system.spawn<calculator>();
+  // now() + nanoseconds::max() used to overflow into the past: the request timed out at once.
+  int r = spate::request(calc, square{9}, std::chrono::nanoseconds::max()).get();
+  EXPECT_EQ(r, 81);
+}
