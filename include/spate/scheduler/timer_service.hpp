@@ -41,7 +41,8 @@ class timer_service {
                              std::function<void()> callback);
   // True when the timer was pending: it will not fire (again) and its callback is freed.
   // False for a one-shot timer that fired (or is firing), one cancelled before, or an
-  // unknown id.
+  // unknown id. It does not wait for a callback that is running right now (a periodic
+  // timer's current tick may still finish after cancel returned).
   bool cancel(timer_id id) { return pool_->cancel_timer(id); }
   std::size_t pending() const { return pool_->pending_timers(); }
   // Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
