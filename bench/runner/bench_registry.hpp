@@ -59,6 +59,7 @@ class bench_registry {
 // Each impl file registers its benchmarks.
 void define_benchmarks(bench_registry& registry);
 void register_thread_impls(bench_registry& registry);
+void register_thread_batch_impls(bench_registry& registry);
 void register_spate_actor_impls(bench_registry& registry);
 void register_spate_actor_savina(bench_registry& registry);
 void register_spate_flow_impls(bench_registry& registry);

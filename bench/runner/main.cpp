@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   bench_registry registry;
   define_benchmarks(registry);
   register_thread_impls(registry);
+  register_thread_batch_impls(registry);
   register_spate_actor_impls(registry);
   register_spate_actor_savina(registry);
   register_spate_flow_impls(registry);
