@@ -8,5 +8,6 @@
 #include "spate/actor/exit_reason.hpp"
 #include "spate/actor/message.hpp"
 #include "spate/actor/response.hpp"
+#include "spate/actor/response_promise.hpp"
 #include "spate/actor/send.hpp"
 #include "spate/actor/typed_actor.hpp"

@@ -42,7 +42,11 @@ std::optional<dynamic_envelope> blocking_actor::next_message(
 }
 
 void blocking_actor::run_handler(const behavior& b, dynamic_envelope& envelope) {
-  auto result = b.invoke(envelope.message);
+  std::optional<std::any> result;
+  {
+    reply_scope scope(*this, envelope.reply);
+    result = b.invoke(envelope.message);
+  }
   if (!result) {
     report_unexpected(demangle(envelope.message.type().name()), envelope.reply);
   } else if (envelope.reply) {
@@ -51,7 +55,15 @@ void blocking_actor::run_handler(const behavior& b, dynamic_envelope& envelope) 
 }
 
 std::size_t blocking_actor::drop_mailbox() {
-  return fail_and_drop_all(mailbox_);
+  std::size_t dropped = 0;
+  while (auto kept = take_kept([](const dynamic_envelope&) { return true; })) {
+    if (kept->reply) {
+      kept->reply->fail(request_error(request_error_code::dead_actor,
+                                      "actor '" + name() + "' terminated before replying"));
+    }
+    ++dropped;
+  }
+  return dropped + fail_and_drop_all(mailbox_);
 }
 
 }  // namespace spate

@@ -28,7 +28,7 @@ std::size_t event_based_actor::process_mailbox(std::size_t budget) {
       e = queue->front();
       if (e == nullptr) break;
     }
-    guarded(e->reply, [&] {
+    handle_guarded(e->reply, [&] {
       // Copy: a handler may call become() and destroy the behavior it runs in.
       const behavior current = behavior_;
       auto result = current.invoke(e->message);

@@ -30,6 +30,23 @@
 namespace spate {
 
 class actor_system;
+template <class R>
+class response_promise;
+
+namespace detail {
+// The response type of a handler result: R for a handler that replies later through a
+// response_promise<R>, the result itself otherwise.
+template <class T>
+struct unwrap_promise {
+  using type = T;
+};
+template <class R>
+struct unwrap_promise<response_promise<R>> {
+  using type = R;
+};
+template <class T>
+using unwrap_promise_t = typename unwrap_promise<T>::type;
+}  // namespace detail
 
 enum class message_priority { normal, high };
 
@@ -83,6 +100,10 @@ class abstract_actor : public task {
     down_handler_ = std::move(handler);
   }
   void delayed_send_to_self(std::chrono::nanoseconds delay, std::any message);
+  // Inside a request's handler: takes the reply over, to answer later (or delegate) through
+  // the promise; the handler's own result is then not sent. Defined in response_promise.hpp.
+  template <class R>
+  response_promise<R> make_response_promise();
 
   // ---- task ----
   resume_result resume(std::size_t budget) final;
@@ -121,6 +142,27 @@ class abstract_actor : public task {
   // Runs `f` for one message; turns an exception into termination (and a failed request).
   template <class F>
   void guarded(const std::shared_ptr<response_sink>& reply, F&& f) noexcept;
+  // guarded() for a mailbox message: while `f` runs, make_response_promise() may take
+  // `reply` over (leaving it null, so the caller sends no answer of its own).
+  template <class F>
+  void handle_guarded(std::shared_ptr<response_sink>& reply, F&& f) noexcept {
+    reply_scope scope(*this, reply);
+    guarded(reply, std::forward<F>(f));
+  }
+  // Makes `reply` the one make_response_promise() takes over, for the scope's lifetime.
+  class reply_scope {
+   public:
+    reply_scope(abstract_actor& self, std::shared_ptr<response_sink>& reply) noexcept
+        : self_(self) {
+      self_.current_reply_ = &reply;
+    }
+    ~reply_scope() { self_.current_reply_ = nullptr; }
+    reply_scope(const reply_scope&) = delete;
+    reply_scope& operator=(const reply_scope&) = delete;
+
+   private:
+    abstract_actor& self_;
+  };
   void fail_with_exception(const std::shared_ptr<response_sink>& reply, const char* what,
                            const std::string& exception_type) noexcept;
   void report_unexpected(const std::string& type_name, const std::shared_ptr<response_sink>& reply);
@@ -160,6 +202,7 @@ class abstract_actor : public task {
   bool initialized_ = false;
   bool quit_requested_ = false;
   exit_reason quit_reason_;
+  std::shared_ptr<response_sink>* current_reply_ = nullptr;  // while a handler runs
   intrusive_mpsc_queue<control_message> control_;
 
   std::mutex attachments_mutex_;  // links, monitors, termination flag (not hot paths)

@@ -4,7 +4,10 @@
 // costs no CPU; a send wakes it.
 #include <any>
 #include <chrono>
+#include <atomic>
 #include <cstddef>
+#include <deque>
+#include <typeinfo>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -33,44 +36,40 @@ class blocking_actor final : public abstract_actor {
  public:
   blocking_actor() = default;
 
-  // Waits up to `timeout` for one message and runs the handler matching its type (an
-  // unmatched message is reported as unexpected and also ends the wait). Returns false on
-  // time-out. Throws actor_exited when the actor has to stop.
+  // Waits up to `timeout` for one message and runs the handler matching its type. Messages
+  // an earlier receive<T>() kept for later come first, oldest first, when a handler matches
+  // them; a new message no handler matches is reported as unexpected and also ends the wait.
+  // Returns false on time-out. Throws actor_exited when the actor has to stop.
   template <class... Handlers>
   bool receive_for(std::chrono::nanoseconds timeout, Handlers&&... handlers) {
     behavior b(std::forward<Handlers>(handlers)...);
-    auto envelope = next_message(std::chrono::steady_clock::now() + timeout);
+    std::optional<dynamic_envelope> envelope = take_kept([&](const dynamic_envelope& e) {
+      return b.handles(e.message.type());
+    });
+    if (!envelope) envelope = next_message(std::chrono::steady_clock::now() + timeout);
     if (!envelope) return false;
     run_handler(b, *envelope);
     return true;
   }
 
-  // Waits (without time-out) for one message of type T and returns it; another type is
-  // reported as unexpected and skipped.
+  // Waits (without time-out) for a message of type T and returns it. Messages of other types
+  // stay in the mailbox, in order, for later receives (CAF's skip): the oldest T wins.
   template <class T>
   T receive() {
-    for (;;) {
-      auto envelope = next_message(std::chrono::steady_clock::time_point::max());
-      if (auto* value = std::any_cast<T>(&envelope->message)) return std::move(*value);
-      report_unexpected(demangle(envelope->message.type().name()), envelope->reply);
-    }
+    return *receive_until<T>(std::chrono::steady_clock::time_point::max());
   }
 
-  // Like receive<T>() with a time-out: nullopt when nothing came in time.
+  // Like receive<T>() with a time-out: nullopt when no T came in time.
   template <class T>
   std::optional<T> receive_for(std::chrono::nanoseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      auto envelope = next_message(deadline);
-      if (!envelope) return std::nullopt;
-      if (auto* value = std::any_cast<T>(&envelope->message)) return std::move(*value);
-      report_unexpected(demangle(envelope->message.type().name()), envelope->reply);
-    }
+    return receive_until<T>(std::chrono::steady_clock::now() + timeout);
   }
 
   void enqueue_dynamic(std::any message, message_priority priority,
                        std::shared_ptr<response_sink> reply) override;
-  std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
+  std::size_t mailbox_size() const noexcept override {
+    return mailbox_.size_approx() + kept_count_.load(std::memory_order_relaxed);
+  }
 
   // Used by the system: terminates the actor from its own thread.
   void finish(exit_reason reason) { terminate(std::move(reason)); }
@@ -85,11 +84,48 @@ class blocking_actor final : public abstract_actor {
   void schedule_on_executor() override { wake_.notify(); }
 
  private:
+  template <class T>
+  std::optional<T> receive_until(std::chrono::steady_clock::time_point deadline) {
+    const auto is_t = [](const dynamic_envelope& e) { return e.message.type() == typeid(T); };
+    std::optional<dynamic_envelope> envelope = take_kept(is_t);
+    while (!envelope) {
+      envelope = next_message(deadline);
+      if (!envelope) return std::nullopt;
+      if (!is_t(*envelope)) {
+        keep(std::move(*envelope));
+        envelope.reset();
+      }
+    }
+    return std::move(*std::any_cast<T>(&envelope->message));
+  }
+
+  // The oldest kept message `wanted` accepts, removed from the kept ones.
+  template <class Predicate>
+  std::optional<dynamic_envelope> take_kept(Predicate wanted) {
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (wanted(*it)) {
+        dynamic_envelope taken = std::move(*it);
+        kept_.erase(it);
+        kept_count_.fetch_sub(1, std::memory_order_relaxed);
+        return taken;
+      }
+    }
+    return std::nullopt;
+  }
+  void keep(dynamic_envelope envelope) {
+    kept_.push_back(std::move(envelope));
+    kept_count_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   std::optional<dynamic_envelope> next_message(std::chrono::steady_clock::time_point deadline);
   void run_handler(const behavior& b, dynamic_envelope& envelope);
 
   parking_event wake_;
   mpsc_queue<dynamic_envelope> mailbox_;  // priorities are not distinguished here
+  // Messages receive<T>() skipped, in arrival order; older than anything in mailbox_. Owner
+  // thread only; the count is read by mailbox_size() from any thread.
+  std::deque<dynamic_envelope> kept_;
+  std::atomic<std::size_t> kept_count_{0};
 };
 
 }  // namespace spate

@@ -28,6 +28,7 @@ enum class request_error_code {
   dead_actor,          // the receiver had terminated, or terminated before replying
   unexpected_message,  // the receiver has no handler for the request's type
   handler_failed,      // the receiver's handler threw
+  broken_promise,      // the receiver took the reply over (response_promise) and dropped it
 };
 
 class request_error : public std::runtime_error {

@@ -47,6 +47,13 @@ class behavior {
   }
 
   bool empty() const noexcept { return handlers_.empty(); }
+  // Whether a handler takes messages of this type.
+  bool handles(const std::type_info& type) const noexcept {
+    for (const auto& h : handlers_) {
+      if (*h.type == type) return true;
+    }
+    return false;
+  }
 
   // Runs the first handler whose argument type equals the message's type. Returns nullopt
   // when none matches; otherwise the handler's result (an empty std::any for void).

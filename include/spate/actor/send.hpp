@@ -49,7 +49,7 @@ struct response_type<deduce_response, D, T> {
 template <class D, class T>
 requires typed_actor_type<D>
 struct response_type<deduce_response, D, T> {
-  using type = handler_result_t<D, T>;
+  using type = unwrap_promise_t<handler_result_t<D, T>>;
 };
 
 }  // namespace detail

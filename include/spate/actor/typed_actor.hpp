@@ -120,19 +120,23 @@ class typed_actor : public abstract_actor {
   Derived& derived() noexcept { return static_cast<Derived&>(*this); }
 
   template <class M>
-  void handle(M& message, const std::shared_ptr<response_sink>& reply) {
+  void handle(M& message, std::shared_ptr<response_sink>& reply) {
     static_assert(
         requires(Derived & d, M & m) { d.on(m); },
         "typed_actor: the actor declares a message type it has no on(T&) handler for");
     using result = decltype(derived().on(message));
-    guarded(reply, [&] {
+    handle_guarded(reply, [&] {
       if constexpr (std::is_void_v<result>) {
         derived().on(message);
         if (reply) reply->deliver(std::any(unit_t{}));
-      } else if (reply) {
-        reply->deliver(std::any(derived().on(message)));
-      } else {
+      } else if constexpr (!std::is_same_v<result, detail::unwrap_promise_t<result>>) {
+        // A response_promise: the handler took the reply over; its copies answer later.
         (void)derived().on(message);
+      } else {
+        // A handler may take the reply over even when it returns a value: the value is then
+        // not an answer.
+        result value = derived().on(message);
+        if (reply) reply->deliver(std::any(std::move(value)));
       }
     });
   }
@@ -146,7 +150,8 @@ concept typed_actor_type = requires {
   typename D::typed_actor_tag;
 };
 
-// The result type of D's handler for T (void when it returns nothing).
+// The result type of D's handler for T (void when it returns nothing; response_promise<R>
+// when it replies later).
 template <class D, class T>
 using handler_result_t = decltype(std::declval<D&>().on(std::declval<std::decay_t<T>&>()));
 
