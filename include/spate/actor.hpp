@@ -11,3 +11,4 @@
 #include "spate/actor/response_promise.hpp"
 #include "spate/actor/send.hpp"
 #include "spate/actor/typed_actor.hpp"
+#include "spate/actor/typed_handle.hpp"

@@ -60,14 +60,14 @@ class response_promise {
   }
 
   // Passes the request on: `to`'s handler for `message` answers the original requester.
-  // For a typed receiver the compiler checks that its handler's result converts to R.
+  // For a typed receiver the compiler checks that its handler's result is R.
   template <class D, class T>
   void delegate(const actor_ref<D>& to, T&& message) {
     if constexpr (typed_actor_type<D> && !std::is_void_v<R>) {
       using delegated = detail::unwrap_promise_t<handler_result_t<D, T>>;
-      static_assert(std::is_convertible_v<delegated, R>,
-                    "spate::response_promise::delegate: the receiver's handler result does not "
-                    "convert to the promised response type");
+      static_assert(std::is_same_v<std::decay_t<delegated>, R>,
+                    "spate::response_promise::delegate: the receiver's handler result is not "
+                    "the promised response type");
     }
     detail::enqueue(to, std::forward<T>(message), message_priority::normal, take(),
                     "spate::response_promise::delegate");
