@@ -106,7 +106,7 @@ json latency_chain(const bench_params& p) {
   if (stages != 12) throw usage_error("latency_chain --impl spate supports --stages=12");
   if (rate <= 0) throw usage_error("latency_chain needs rate > 0");
   spate::worker_pool pool(flow_scheduler(p));
-  auto channel = std::make_shared<flow::detail::feed_channel<stamp>>();
+  auto channel = std::make_shared<flow::detail::feed_channel<stamp>>(std::size_t(1) << 16);
   std::vector<std::int64_t> samples;
   samples.reserve(std::size_t(rate * seconds) + 16);
   flow::graph g(
@@ -117,7 +117,8 @@ json latency_chain(const bench_params& p) {
   timed_run(m, [&] {
     g.start(pool);
     paced_sends(rate, seconds, [&](std::int64_t sent) {
-      channel->items.push(stamp{sent});
+      spate::backoff full;
+      while (!channel->items.try_push(stamp{sent})) full.pause();
       channel->wake();
     });
     channel->closed.store(true, std::memory_order_release);

@@ -2,6 +2,7 @@
 
 #include "flow_test_support.hpp"
 #include "spate/actor.hpp"
+#include "../actor/test_support.hpp"
 
 using namespace flow_test;
 
@@ -93,4 +94,40 @@ TEST(graph_actor, a_failing_node_terminates_the_actor_with_a_reason_naming_it) {
   const auto before = system.dead_letters();
   spate::send(g, 42);  // later items are dead letters, not a pile-up
   EXPECT_EQ(system.dead_letters(), before + 1);
+}
+
+TEST(graph_actor, input_is_bounded_and_the_backlog_shows_in_mailbox_size) {
+  spate::actor_system_config config;
+  config.scheduler.threads = 2;
+  spate::actor_system system(config);
+  spate::scoped_actor self(system);
+  std::atomic<bool> gate_open{false};
+  flow::graph_options options;
+  options.channel_capacity = 8;
+  auto g = flow::spawn_graph(system, flow::map([&](int& x) {
+                               while (!gate_open.load()) std::this_thread::yield();
+                               return x;
+                             }),
+                             spate::actor(self), options);
+  constexpr int items = 1000;
+  for (int i = 0; i < items; ++i) spate::send(g, i);
+  // The graph holds at most its input ring, one edge and the item in the closed gate; the
+  // rest stays in the mailbox, and mailbox_size() counts mailbox and ring alike.
+  const std::size_t in_graph_at_most = 8 + 8 + 1;
+  ASSERT_TRUE(spate_test::eventually([&] { return g.mailbox_size() <= std::size_t(items); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_GE(g.mailbox_size(), items - in_graph_at_most);
+  EXPECT_LE(g.mailbox_size(), std::size_t(items));
+  spate::send(g, flow::end_of_stream{});
+  gate_open = true;
+  int next = 0;
+  bool ended = false;
+  while (!ended) {
+    ASSERT_TRUE(self->receive_for(
+        std::chrono::seconds(30), [&](int v) { EXPECT_EQ(v, next++); },
+        [&](flow::end_of_stream&) { ended = true; }));
+  }
+  EXPECT_EQ(next, items);
+  EXPECT_TRUE(system.await_all_actors_done_for(std::chrono::seconds(30)));
+  EXPECT_EQ(system.dead_letters(), 0u);
 }

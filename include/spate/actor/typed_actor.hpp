@@ -11,7 +11,10 @@
 //   };
 //
 // Optional hooks: `void on_start()` before the first message and `void on_stop()` at
-// termination, both in the actor's context.
+// termination, both in the actor's context. `bool accepting_messages() const noexcept`:
+// while false, normal-priority messages wait in the mailbox (high-priority ones still run);
+// it must read only atomics (it is part of the idle re-check), and whatever makes it true
+// again must wake the actor (schedule_if_idle) after publishing that change.
 #include <any>
 #include <cstddef>
 #include <memory>
@@ -88,6 +91,7 @@ class typed_actor : public abstract_actor {
       auto* queue = &high_;
       envelope* e = queue->front();
       if (e == nullptr) {
+        if (!accepting_normal()) break;
         queue = &normal_;
         e = queue->front();
         if (e == nullptr) break;
@@ -104,7 +108,8 @@ class typed_actor : public abstract_actor {
     return {high_.consumer_position(), normal_.consumer_position()};
   }
   bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
-    return high_.has_items_after(mark.high) || normal_.has_items_after(mark.normal);
+    return high_.has_items_after(mark.high) ||
+           (accepting_normal() && normal_.has_items_after(mark.normal));
   }
 
   std::size_t drop_mailbox() override {
@@ -118,6 +123,13 @@ class typed_actor : public abstract_actor {
   };
 
   Derived& derived() noexcept { return static_cast<Derived&>(*this); }
+  bool accepting_normal() const noexcept {
+    if constexpr (requires(const Derived& d) { d.accepting_messages(); }) {
+      return static_cast<const Derived&>(*this).accepting_messages();
+    } else {
+      return true;
+    }
+  }
 
   template <class M>
   void handle(M& message, std::shared_ptr<response_sink>& reply) {

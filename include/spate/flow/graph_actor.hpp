@@ -9,12 +9,13 @@
 //   spate::send(words, std::string("a line of text"));
 //   spate::send(words, flow::end_of_stream{});
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "spate/actor.hpp"
-#include "spate/channel/unbounded_spsc_queue.hpp"
+#include "spate/channel/spsc_ring.hpp"
 #include "spate/flow/graph.hpp"
 
 namespace spate::flow {
@@ -27,26 +28,52 @@ struct end_of_stream {};
 
 namespace detail {
 
-// The actor (single producer: its handlers are serialised) to the graph's feed source.
+// The graph actor's bounded input: a ring from the actor (its handlers are serialised: one
+// producer) to the graph's feed source. When the ring is full the actor stops taking items
+// from its mailbox, so a backlog stays in the mailbox, where senders see it (mailbox_size).
+//
+// Wake-ups in both directions are activation handshakes (scheduler/activation.hpp): the
+// actor pushes, then notifies the source's task (`wake`); the source pops, and when the
+// ring has drained to half it notifies the actor (`on_room`), whose idle re-check reads
+// the ring's fill level. The ring only drains between those two points, so a full ring
+// always reaches the half mark, and the actor is woken once per refill, not per item.
 template <class T>
 struct feed_channel {
-  unbounded_spsc_queue<T> items;
+  explicit feed_channel(std::size_t capacity) : items(capacity) {}
+  spsc_ring<T> items;
   std::atomic<bool> closed{false};
   std::atomic<node_task_base*> source_task{nullptr};
+  // Set before the graph starts, called on the source's task, cleared when the source goes.
+  std::function<void()> on_room;
 
   void wake() {
     if (auto* t = source_task.load(std::memory_order_acquire)) t->notify();
   }
+  // Any thread: reads only the ring's indices.
+  bool has_room() const noexcept { return items.size_approx() < items.capacity(); }
+  std::size_t size() const noexcept { return items.size_approx(); }
 };
 
 template <class T>
 struct feed_source : node<void, T> {
   explicit feed_source(std::shared_ptr<feed_channel<T>> channel) : channel(std::move(channel)) {}
-  void on_start() { channel->source_task.store(this->running_task(), std::memory_order_release); }
+  feed_source(const feed_source&) = default;  // stage prototypes are copied into the graph
+  // on_room holds a handle to the actor, which holds the graph: the cycle ends when the
+  // running source (not a prototype copy) goes with the graph.
+  ~feed_source() {
+    if (running) channel->on_room = nullptr;
+  }
+  void on_start() {
+    running = true;
+    channel->source_task.store(this->running_task(), std::memory_order_release);
+  }
   produce_status produce() {
     if (T* item = channel->items.front()) {
       this->send_next(std::move(*item));
       channel->items.pop();
+      if (channel->on_room && channel->items.size_approx() == channel->items.capacity() / 2) {
+        channel->on_room();
+      }
       return produce_status::more;
     }
     // Check `closed` first: the actor pushes every item before it closes.
@@ -59,6 +86,7 @@ struct feed_source : node<void, T> {
     return channel->items.size_approx() != 0 || channel->closed.load(std::memory_order_acquire);
   }
   std::shared_ptr<feed_channel<T>> channel;
+  bool running = false;
 };
 
 struct graph_finished {
@@ -81,7 +109,7 @@ class graph_actor
  public:
   template <class Stage>
   graph_actor(Stage stage, spate::actor output, graph_options options)
-      : channel_(std::make_shared<detail::feed_channel<In>>()) {
+      : channel_(std::make_shared<detail::feed_channel<In>>(options.channel_capacity)) {
     using Out = typename Stage::output_type;
     static_assert(std::is_same_v<typename Stage::input_type, In>);
     static_assert(!std::is_void_v<Out>,
@@ -95,21 +123,38 @@ class graph_actor
 
   void on_start() {
     graph_ = make_();
+    channel_->on_room = [self = this->typed_self()] { self.get()->input_has_room(); };
     graph_->start(this->system().scheduler(), [self = this->self()](const std::string& failure) {
-      spate::send(self, detail::graph_finished{failure});
+      // High priority: a failed graph no longer drains its input, so this must overtake
+      // the items waiting in the mailbox.
+      spate::send(message_priority::high, self, detail::graph_finished{failure});
     });
   }
   void on(In& item) {
     if (channel_->closed.load(std::memory_order_relaxed)) {
       throw std::logic_error("spate::flow graph actor: item sent after end_of_stream");
     }
-    channel_->items.push(std::move(item));
+    if (!channel_->items.try_push(std::move(item))) {
+      throw std::logic_error("spate::flow graph actor: input ring full (taken while full)");
+    }
     channel_->wake();
   }
   void on(end_of_stream&) {
     channel_->closed.store(true, std::memory_order_release);
     channel_->wake();
   }
+  // The typed_actor hook: items (and end_of_stream behind them) stay in the mailbox while
+  // the graph's input ring is full.
+  bool accepting_messages() const noexcept { return channel_->has_room(); }
+  // The mailbox plus the items in the graph's input ring: what a pacing sender should read.
+  std::size_t mailbox_size() const noexcept override {
+    return this->typed_actor<graph_actor<In>, In, end_of_stream,
+                             detail::graph_finished>::mailbox_size() +
+           channel_->size();
+  }
+  // Called by the feed source when the ring drained to half (on the source's task).
+  void input_has_room() { this->schedule_if_idle(); }
+
   void on(detail::graph_finished& f) {
     if (f.failure.empty()) {
       this->quit();
@@ -121,6 +166,8 @@ class graph_actor
   // Drops the graph: its sink holds a handle to this actor, so keeping it would be a cycle.
   // Unfinished tasks keep the graph's state alive until they end (cancelled here).
   void on_stop() {
+    // A finished graph's tasks have all ended: nothing reads on_room any more.
+    if (!graph_ || graph_->finished()) channel_->on_room = nullptr;
     if (graph_ && !graph_->finished()) graph_->cancel();
     graph_.reset();
     make_ = nullptr;
@@ -133,6 +180,8 @@ class graph_actor
 };
 
 // Spawns `stage` (In -> Out, neither a source nor a sink) as an actor on `system`'s pool.
+// Its input is bounded: options.channel_capacity items in flight into the graph; beyond
+// that, items wait in the actor's mailbox, and mailbox_size() counts both.
 template <class Stage>
 auto spawn_graph(actor_system& system, Stage stage, spate::actor output,
                  graph_options options = {}) {
