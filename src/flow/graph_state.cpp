@@ -74,17 +74,39 @@ bool graph_state::finished() const {
   return finished_;
 }
 
+std::uint64_t graph_state::progress() const noexcept {
+  std::uint64_t sum = 0;
+  for (const auto& s : stats_) {
+    sum += s->items_in.load(std::memory_order_relaxed) +
+           s->items_out.load(std::memory_order_relaxed) +
+           s->activations.load(std::memory_order_relaxed);
+  }
+  return sum;
+}
+
 void graph_state::wait_and_rethrow() {
   std::unique_lock lock(mutex_);
-  // A graph that makes no progress for a long time is reported (state of every task), so
-  // that a stuck job can be diagnosed; waiting goes on.
-  int quiet_periods = 0;
-  while (
-      !done_.wait_for(lock, std::chrono::seconds(diagnostic_period_s), [&] { return finished_; })) {
-    if (++quiet_periods > 1) continue;
-    std::fprintf(stderr, "spate::flow: graph still running after %d s; tasks:\n",
-                 diagnostic_period_s);
-    for (auto& t : tasks_) std::fprintf(stderr, "  %s\n", t->describe().c_str());
+  const auto is_finished = [&] { return finished_; };
+  if (stall_report_after_.count() <= 0) {
+    done_.wait(lock, is_finished);
+  } else {
+    // A graph that makes no progress for a whole period is reported (state of every task),
+    // once per stall, so that a stuck job can be diagnosed; waiting goes on.
+    std::uint64_t last = progress();
+    bool reported = false;
+    while (!done_.wait_for(lock, stall_report_after_, is_finished)) {
+      const std::uint64_t now = progress();
+      if (now != last) {
+        last = now;
+        reported = false;
+        continue;
+      }
+      if (reported) continue;
+      reported = true;
+      std::fprintf(stderr, "spate::flow: graph made no progress for %lld ms; tasks:\n",
+                   static_cast<long long>(stall_report_after_.count()));
+      for (auto& t : tasks_) std::fprintf(stderr, "  %s\n", t->describe().c_str());
+    }
   }
   if (error_) throw node_error(error_node_, error_message_, error_);
 }

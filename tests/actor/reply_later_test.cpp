@@ -105,9 +105,8 @@ TEST(response_promise, making_one_outside_a_handler_is_an_error) {
       try {
         (void)make_response_promise<int>();
       } catch (const std::logic_error& e) {
-        seen->store(std::string(e.what()).find("outside a message handler") != std::string::npos
-                        ? 1
-                        : 2);
+        seen->store(
+            std::string(e.what()).find("outside a message handler") != std::string::npos ? 1 : 2);
       }
     }
     void on(int&) {}

@@ -26,7 +26,7 @@ struct counter : spate::typed_actor<counter, increment, get_count, reset, std::s
   }
   long on(get_count&) { return n; }
   int on(reset&) { return std::exchange(n, 0) > 0 ? 1 : 0; }  // void in the interface
-  void on(std::string&) {}                                     // not in the interface
+  void on(std::string&) {}                                    // not in the interface
   long n = 0;
   std::vector<int> order;
 };

@@ -102,3 +102,41 @@ TEST(failure, a_pool_stopped_under_a_running_graph_frees_its_queued_tasks) {
   g.reset();
   pool.reset();
 }
+
+// The stall report: printed when nothing moved for a whole period, never for a slow job
+// that keeps moving, and once per stall.
+TEST(stall_report, only_a_graph_without_progress_is_reported) {
+  spate::worker_pool pool(workers(2));
+  flow::graph_options options;
+  options.stall_report_after = std::chrono::milliseconds(60);
+  // Progress is counted per activation; one item per activation makes every item count.
+  options.items_per_activation = 1;
+  {  // slow but steady: an item every 10 ms for ~400 ms
+    flow::graph g(flow::pipeline(flow::source_from([i = 0]() mutable -> std::optional<int> {
+                                   std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                                   return i < 40 ? std::optional(i++) : std::nullopt;
+                                 }),
+                                 flow::sink([](int&) {})),
+                  options);
+    testing::internal::CaptureStderr();
+    g.run(pool);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  {  // stuck for ~400 ms in one item, then done
+    flow::graph g(flow::pipeline(flow::source_from([i = 0]() mutable -> std::optional<int> {
+                                   if (i == 1)
+                                     std::this_thread::sleep_for(std::chrono::milliseconds(400));
+                                   return i < 3 ? std::optional(i++) : std::nullopt;
+                                 }).named("sleepy"),
+                                 flow::sink([](int&) {})),
+                  options);
+    testing::internal::CaptureStderr();
+    g.run(pool);
+    const std::string report = testing::internal::GetCapturedStderr();
+    EXPECT_NE(report.find("no progress for 60 ms"), std::string::npos) << report;
+    EXPECT_NE(report.find("sleepy"), std::string::npos) << report;
+    // Once per stall, not once per period.
+    EXPECT_EQ(report.find("no progress", report.find("no progress") + 1), std::string::npos)
+        << report;
+  }
+}

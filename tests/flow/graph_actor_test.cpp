@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "../actor/test_support.hpp"
 #include "flow_test_support.hpp"
 #include "spate/actor.hpp"
-#include "../actor/test_support.hpp"
 
 using namespace flow_test;
 

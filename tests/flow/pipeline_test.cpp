@@ -197,3 +197,18 @@ TEST(pipeline, destroying_a_running_graph_cancels_and_waits_for_it) {
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(count.load(), after);  // and nothing of it runs any more
 }
+
+TEST(pipeline, generic_lambdas_with_the_input_type_named) {
+  spate::worker_pool pool(workers(2));
+  long total = 0;
+  flow::graph g(flow::pipeline(flow::generate<int>(100, [](std::size_t i) { return int(i); }),
+                               flow::map<int>([](auto& x) { return long(x) * 2; }),
+                               flow::filter<long>([](const auto& x) { return x % 4 == 0; }),
+                               flow::sink<long>([&](auto& x) { total += x; })));
+  g.run(pool);
+  long expected = 0;
+  for (long i = 0; i < 100; ++i) {
+    if ((2 * i) % 4 == 0) expected += 2 * i;
+  }
+  EXPECT_EQ(total, expected);
+}

@@ -3,14 +3,14 @@
 // pull messages with receive(). They wait on a parking event, so an idle blocking actor
 // costs no CPU; a send wakes it.
 #include <any>
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <deque>
-#include <typeinfo>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <typeinfo>
 #include <utility>
 
 #include "spate/actor/abstract_actor.hpp"
@@ -43,9 +43,8 @@ class blocking_actor final : public abstract_actor {
   template <class... Handlers>
   bool receive_for(std::chrono::nanoseconds timeout, Handlers&&... handlers) {
     behavior b(std::forward<Handlers>(handlers)...);
-    std::optional<dynamic_envelope> envelope = take_kept([&](const dynamic_envelope& e) {
-      return b.handles(e.message.type());
-    });
+    std::optional<dynamic_envelope> envelope =
+        take_kept([&](const dynamic_envelope& e) { return b.handles(e.message.type()); });
     if (!envelope) envelope = next_message(std::chrono::steady_clock::now() + timeout);
     if (!envelope) return false;
     run_handler(b, *envelope);

@@ -43,8 +43,8 @@ class response_promise {
   // Answers the request with `value` (no argument for response_promise<void>).
   template <class... V>
   requires(std::is_void_v<R> ? sizeof...(V) == 0
-                             : (sizeof...(V) == 1 && (std::is_convertible_v<V, R> && ...)))
-  void deliver(V&&... value) {
+                             : (sizeof...(V) == 1 &&
+                                (std::is_convertible_v<V, R> && ...))) void deliver(V&&... value) {
     if (auto reply = take()) {
       if constexpr (std::is_void_v<R>) {
         reply->deliver(std::any(unit_t{}));

@@ -9,10 +9,10 @@
 //
 // The conversion from actor_ref<D> checks at compile time that D accepts every message of
 // the interface and that its handler's result is the declared response type (for void,
-// any result is accepted; a requester then receives nothing but completion). Sending a message outside the interface, or naming a
-// different response type, is a compile-time error at the caller's line. Messages still go
-// into D's typed mailbox without type erasure: the handle keeps one enqueue function per
-// message type, chosen when the handle was made.
+// any result is accepted; a requester then receives nothing but completion). Sending a message
+// outside the interface, or naming a different response type, is a compile-time error at the
+// caller's line. Messages still go into D's typed mailbox without type erasure: the handle keeps
+// one enqueue function per message type, chosen when the handle was made.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -89,11 +89,11 @@ class typed_handle;
 
 template <class... Signatures>
 class typed_handle<actor_interface<Signatures...>> {
-  static_assert(((detail::count_of_message<typename detail::interface_signature<
-                                               Signatures>::message,
-                                           Signatures...> == 1) &&
-                 ...),
-                "spate::actor_interface: each message type may appear in one signature only");
+  static_assert(
+      ((detail::count_of_message<typename detail::interface_signature<Signatures>::message,
+                                 Signatures...> == 1) &&
+       ...),
+      "spate::actor_interface: each message type may appear in one signature only");
 
  public:
   using interface_type = actor_interface<Signatures...>;
@@ -136,8 +136,8 @@ class typed_handle<actor_interface<Signatures...>> {
     if (!actor_) throw std::invalid_argument(std::string(what) + ": null actor handle");
     using message_type = std::decay_t<T>;
     constexpr std::size_t index = index_of<message_type>();
-    std::get<index>(*enqueue_)(actor_.get(), message_type(std::forward<T>(message)), priority,
-                               std::move(reply));
+    std::get<index> (*enqueue_)(actor_.get(), message_type(std::forward<T>(message)), priority,
+                                std::move(reply));
   }
 
  private:

@@ -44,6 +44,12 @@ struct graph_options {
   // Times every activation (two clock reads each) and reports it as node_info::busy: the
   // node whose replicas are busy all the time is the one that limits the graph.
   bool measure_busy_time = false;
+  // A run() or wait() that sees no progress (no item in or out, no activation, anywhere in
+  // the graph) for this long prints every task's state to stderr, once per stall, to
+  // diagnose a stuck job. Zero: never. Counters move when an activation ends, so one
+  // activation that runs longer than this (up to items_per_activation slow items) counts
+  // as a stall too; the report shows which task was running.
+  std::chrono::milliseconds stall_report_after = std::chrono::seconds(30);
 };
 
 // A node's identity and counters, for tests, metrics and topology pictures.
@@ -411,6 +417,7 @@ class graph {
     pool_ = &pool;
     waited_ = false;
     if (on_finished) state_->set_on_finished(std::move(on_finished));
+    state_->set_stall_report_after(options_.stall_report_after);
     state_->start(state_);
   }
   void wait() { finish_run(); }

@@ -78,6 +78,27 @@ struct is_stage<pipeline_stage<S...>> : std::true_type {};
 template <class W, class P>
 struct is_stage<farm_stage<W, P>> : std::true_type {};
 
+namespace detail {
+// The member a node type must define, checked where the user names the node, so that a
+// misspelled consume() or produce() is reported with its name instead of deep in a task.
+template <class N>
+constexpr bool check_node_members() {
+  using In = typename N::input_type;
+  if constexpr (std::is_void_v<In>) {
+    static_assert(
+        requires(N & n) { n.produce(); },
+        "spate::flow: a source (node<void, Out>) must define `bool produce()` (or return "
+        "produce_status); this node has no member produce() - check its spelling");
+  } else {
+    static_assert(
+        requires(N & n, In & item) { n.consume(item); },
+        "spate::flow: a node<In, Out> must define `void consume(In&)` (or `const In&`); this "
+        "node has no member consume() callable with In& - check its spelling and argument type");
+  }
+  return true;
+}
+}  // namespace detail
+
 // Anything a pipeline accepts: a stage descriptor, or a node object (copied per replica).
 template <class X>
 concept stage_like = is_stage<std::decay_t<X>>::value || node_type<std::decay_t<X>>;
@@ -88,6 +109,7 @@ auto as_stage(X&& x) {
   if constexpr (is_stage<T>::value) {
     return T(std::forward<X>(x));
   } else {
+    static_assert(detail::check_node_members<T>());
     static_assert(std::is_copy_constructible_v<T>,
                   "spate::flow: a node object given to a pipeline or farm is copied for each "
                   "replica; make it copyable or use flow::make_stage<N>(args...)");
@@ -100,6 +122,7 @@ auto as_stage(X&& x) {
 template <class N, class... Args>
 node_stage<N> make_stage(Args... args) {
   static_assert(node_type<N>, "make_stage<N>: N must derive from spate::flow::node<In, Out>");
+  static_assert(detail::check_node_members<N>());
   return {[=] { return N(args...); }, {type_name<N>(), false, std::nullopt}};
 }
 
@@ -261,21 +284,46 @@ node_stage<N> lambda_stage(N n, const char* name) {
 
 }  // namespace detail
 
-// In -> f(In): one output per input.
+namespace detail {
+// A lambda whose parameter type can be read off (not a generic `auto` lambda).
 template <class F>
-auto map(F f) {
-  using In = typename handler_signature<F>::argument;
+concept has_fixed_signature = requires {
+  &std::decay_t<F>::operator();
+}
+|| std::is_function_v<std::remove_pointer_t<std::decay_t<F>>>;
+}  // namespace detail
+
+// In -> f(In): one output per input. map<In>(f) names the input type, for generic lambdas.
+template <class In, class F>
+requires(!std::is_void_v<In>) auto map(F f) {
   using Out = std::decay_t<std::invoke_result_t<F&, In&>>;
   static_assert(!std::is_void_v<Out>,
                 "spate::flow::map: the function must return a value (use sink)");
   return detail::lambda_stage(detail::map_node<F, In, Out>(std::move(f)), "map");
 }
+template <class F>
+auto map(F f) {
+  static_assert(detail::has_fixed_signature<F>,
+                "spate::flow::map: a generic lambda (an `auto` parameter) has no input type to "
+                "deduce; name it: flow::map<In>(f)");
+  if constexpr (detail::has_fixed_signature<F>) {
+    return map<typename handler_signature<F>::argument>(std::move(f));
+  }
+}
 
-// Keeps the items for which pred(item) is true.
+// Keeps the items for which pred(item) is true. filter<T>(pred) for generic lambdas.
+template <class T, class F>
+requires(!std::is_void_v<T>) auto filter(F pred) {
+  return detail::lambda_stage(detail::filter_node<F, T>(std::move(pred)), "filter");
+}
 template <class F>
 auto filter(F pred) {
-  using T = typename handler_signature<F>::argument;
-  return detail::lambda_stage(detail::filter_node<F, T>(std::move(pred)), "filter");
+  static_assert(detail::has_fixed_signature<F>,
+                "spate::flow::filter: a generic lambda (an `auto` parameter) has no input type "
+                "to deduce; name it: flow::filter<T>(f)");
+  if constexpr (detail::has_fixed_signature<F>) {
+    return filter<typename handler_signature<F>::argument>(std::move(pred));
+  }
 }
 
 // f(In&, emit) calls emit(Out) any number of times: flat_map<std::string>([](std::string&
@@ -287,10 +335,19 @@ auto flat_map(F f) {
   return detail::lambda_stage(detail::flat_map_node<F, In, Out>(std::move(f)), "flat_map");
 }
 
+// Calls f(item) for every item. sink<In>(f) for generic lambdas.
+template <class In, class F>
+requires(!std::is_void_v<In>) auto sink(F f) {
+  return detail::lambda_stage(detail::sink_node<F, In>(std::move(f)), "sink");
+}
 template <class F>
 auto sink(F f) {
-  using In = typename handler_signature<F>::argument;
-  return detail::lambda_stage(detail::sink_node<F, In>(std::move(f)), "sink");
+  static_assert(detail::has_fixed_signature<F>,
+                "spate::flow::sink: a generic lambda (an `auto` parameter) has no input type "
+                "to deduce; name it: flow::sink<In>(f)");
+  if constexpr (detail::has_fixed_signature<F>) {
+    return sink<typename handler_signature<F>::argument>(std::move(f));
+  }
 }
 
 // A source of `count` items f(0), f(1), ...

@@ -6,6 +6,7 @@
 // task releases its reference as the very last thing it does, so the state (tasks and
 // edges included) outlives every activation and every notification between neighbours.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -75,6 +76,8 @@ class graph_state {
   const std::atomic<bool>& cancelled_flag() const noexcept { return cancelled_; }
   // Called by a task as its last step.
   void task_finished();
+  // Items in and out and activations over every node: changes while the graph progresses.
+  std::uint64_t progress() const noexcept;
   // Blocks until every task has finished; rethrows a node's failure as node_error.
   void wait_and_rethrow();
   bool finished() const;
@@ -85,6 +88,8 @@ class graph_state {
   void set_on_finished(std::function<void(const std::string& failure)> hook) {
     on_finished_ = std::move(hook);
   }
+
+  void set_stall_report_after(std::chrono::milliseconds period) { stall_report_after_ = period; }
 
   const std::vector<std::unique_ptr<node_stats>>& stats() const noexcept { return stats_; }
   const std::vector<std::unique_ptr<node_task_base>>& tasks() const noexcept { return tasks_; }
@@ -98,7 +103,7 @@ class graph_state {
   mutable std::mutex mutex_;
   std::condition_variable done_;
   bool finished_ = false;
-  int diagnostic_period_s = 30;
+  std::chrono::milliseconds stall_report_after_{0};
   std::exception_ptr error_;
   std::string error_node_;
   std::string error_message_;
