@@ -28,7 +28,7 @@ void abstract_actor::kill(exit_reason reason) {
 
 void abstract_actor::reject_after_termination(const std::shared_ptr<response_sink>& reply,
                                               const char*) {
-  system_->count_dead_letter();
+  count_dead_letters(1);
   if (reply) {
     reply->fail(
         request_error(request_error_code::dead_actor, "actor '" + name_ + "' has terminated"));
@@ -101,7 +101,7 @@ void abstract_actor::fail_with_exception(const std::shared_ptr<response_sink>& r
 
 void abstract_actor::report_unexpected(const std::string& type_name,
                                        const std::shared_ptr<response_sink>& reply) {
-  system_->count_unexpected();
+  counters_->unexpected.fetch_add(1, std::memory_order_relaxed);
   system_->report_error("spate: actor '" + name_ + "' (#" + std::to_string(id_) +
                         ") received an unexpected message of type " + type_name);
   if (reply) {
@@ -183,7 +183,7 @@ void abstract_actor::terminate(exit_reason reason) {
   guarded(nullptr, [&] { on_terminated(reason); });
   activation_.finish();
   const std::size_t dropped = drop_mailbox();
-  for (std::size_t i = 0; i < dropped; ++i) system_->count_dead_letter();
+  count_dead_letters(dropped);
   while (control_message* m = control_.pop()) delete m;
   std::vector<actor> links;
   std::vector<actor> monitors;

@@ -40,6 +40,7 @@ void actor_system::register_actor(abstract_actor* a, bool hidden) {
 
 void actor_system::adopt(abstract_actor* a, std::string name) {
   a->system_ = this;
+  a->counters_ = counters_;
   a->id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
   a->name_ = std::move(name);
 }

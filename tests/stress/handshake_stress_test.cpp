@@ -30,6 +30,16 @@ using namespace std::chrono_literals;
 
 namespace {
 
+template <class Predicate>
+bool spate_eventually(Predicate p, std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!p()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 int rounds() {
   const char* text = std::getenv("SPATE_STRESS_ROUNDS");
   return text != nullptr ? std::max(1, std::atoi(text)) : 1;
@@ -302,30 +312,43 @@ TEST(stress, shutdown_racing_sends_ends_cleanly) {
   for (int round = 0; round < rounds(); ++round) {
     within(60s, "shutdown racing sends", [] {
       std::atomic<std::uint64_t> received{0};
+      std::atomic<std::uint64_t> sent{0};
       std::atomic<bool> stop{false};
       std::vector<std::thread> threads;
+      spate::actor_system_config config;
+      config.scheduler = no_safety_net(2);
+      config.error_reporter = [](const std::string&) {};
+      spate::actor_system system(config);
       {
-        spate::actor_system_config config;
-        config.scheduler = no_safety_net(2);
-        config.error_reporter = [](const std::string&) {};
-        spate::actor_system system(config);
         auto target = system.spawn<counter_actor>();
         target.get()->received = &received;
         for (int s = 0; s < 2; ++s) {
-          threads.emplace_back([&stop, target] {
-            while (!stop.load(std::memory_order_relaxed)) spate::send(target, ping{0});
+          threads.emplace_back([&stop, &sent, target] {
+            while (!stop.load(std::memory_order_relaxed)) {
+              spate::send(target, ping{0});
+              sent.fetch_add(1, std::memory_order_relaxed);
+            }
           });
         }
         std::this_thread::sleep_for(2ms);
-        system.shutdown();  // kills the target while the senders keep sending
-        EXPECT_TRUE(target.is_terminated());
+        system.request_shutdown();  // kills the target while the senders keep sending
+        ASSERT_TRUE(spate_eventually([&] { return target.is_terminated(); }));
         std::this_thread::sleep_for(1ms);  // senders go on sending to a terminated actor
         stop.store(true);
         for (auto& t : threads) t.join();
+        threads.clear();
         const auto before = system.dead_letters();
         spate::send(target, ping{0});
+        sent.fetch_add(1);
         EXPECT_EQ(system.dead_letters(), before + 1);  // a send after termination is counted
       }
+      // Every message was handled or counted as a dead letter: also those that raced the
+      // termination's drain (counted when the last handle lets the actor go).
+      EXPECT_TRUE(spate_eventually(
+          [&] { return received.load() + system.dead_letters() == sent.load(); }))
+          << "received " << received.load() << " + dead letters " << system.dead_letters()
+          << " != sent " << sent.load();
+      system.shutdown();
     });
   }
 }

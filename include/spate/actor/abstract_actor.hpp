@@ -50,6 +50,15 @@ using unwrap_promise_t = typename unwrap_promise<T>::type;
 
 enum class message_priority { normal, high };
 
+namespace detail {
+// An actor system's message counters, shared with its actors: an actor handle may outlive
+// the system, and a message that reaches the actor then is still counted.
+struct message_counters {
+  std::atomic<std::uint64_t> dead_letters{0};
+  std::atomic<std::uint64_t> unexpected{0};
+};
+}  // namespace detail
+
 struct exit_msg {
   actor source;
   exit_reason reason;
@@ -184,6 +193,12 @@ class abstract_actor : public task {
   bool quit_requested() const noexcept { return quit_requested_; }
   const exit_reason& quit_reason_for_blocking() const noexcept { return quit_reason_; }
   bool control_is_empty() const noexcept { return control_.empty_approx(); }
+  // Messages found in the mailbox when the actor object is destroyed: sent while it
+  // terminated, after terminate() had emptied the mailbox. Mailbox owners call this from
+  // their destructor with what they dropped, so every message is handled or counted.
+  void count_dead_letters(std::size_t n) noexcept {
+    if (counters_) counters_->dead_letters.fetch_add(n, std::memory_order_relaxed);
+  }
   void terminate(exit_reason reason);
 
   activation activation_;
@@ -198,6 +213,7 @@ class abstract_actor : public task {
   std::uint64_t id_ = 0;
   std::string name_;
   actor_system* system_ = nullptr;
+  std::shared_ptr<detail::message_counters> counters_;
   executor* executor_ = nullptr;
   bool initialized_ = false;
   bool quit_requested_ = false;

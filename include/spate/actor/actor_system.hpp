@@ -101,8 +101,8 @@ class actor_system {
   worker_pool& scheduler() noexcept { return runtime_->pool(); }
   timer_service& timers() noexcept { return runtime_->timers(); }
   std::size_t running_actors() const;
-  std::uint64_t dead_letters() const noexcept { return dead_letters_.load(); }
-  std::uint64_t unexpected_messages() const noexcept { return unexpected_.load(); }
+  std::uint64_t dead_letters() const noexcept { return counters_->dead_letters.load(); }
+  std::uint64_t unexpected_messages() const noexcept { return counters_->unexpected.load(); }
   void report_error(const std::string& text);
 
  private:
@@ -113,8 +113,6 @@ class actor_system {
   void launch(abstract_actor* a, spawn_options options, std::string default_name);
   void register_actor(abstract_actor* a, bool hidden);
   void on_actor_terminated(abstract_actor& a);
-  void count_dead_letter() noexcept { dead_letters_.fetch_add(1, std::memory_order_relaxed); }
-  void count_unexpected() noexcept { unexpected_.fetch_add(1, std::memory_order_relaxed); }
 
   void stop_actors();
 
@@ -122,8 +120,8 @@ class actor_system {
   runtime* runtime_;
   std::size_t shutdown_step_ = 0;
   std::atomic<std::uint64_t> next_id_{1};
-  std::atomic<std::uint64_t> dead_letters_{0};
-  std::atomic<std::uint64_t> unexpected_{0};
+  std::shared_ptr<detail::message_counters> counters_ =
+      std::make_shared<detail::message_counters>();
 
   mutable std::mutex registry_mutex_;
   std::condition_variable registry_changed_;

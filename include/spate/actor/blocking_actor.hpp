@@ -35,6 +35,7 @@ class actor_exited : public std::runtime_error {
 class blocking_actor final : public abstract_actor {
  public:
   blocking_actor() = default;
+  ~blocking_actor() override { count_dead_letters(drop_mailbox()); }
 
   // Waits up to `timeout` for one message and runs the handler matching its type. Messages
   // an earlier receive<T>() kept for later come first, oldest first, when a handler matches

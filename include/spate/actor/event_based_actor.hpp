@@ -21,6 +21,8 @@ struct dynamic_envelope {
 
 class event_based_actor : public abstract_actor {
  public:
+  ~event_based_actor() override { count_dead_letters(drop_mailbox()); }
+
   // Replaces the current behavior from the next message on.
   void become(behavior next) { behavior_ = std::move(next); }
 

@@ -43,6 +43,8 @@ class typed_actor : public abstract_actor {
   template <class T>
   static constexpr bool accepts_v = (std::is_same_v<std::decay_t<T>, Accepted> || ...);
 
+  ~typed_actor() override { this->count_dead_letters(drop_mailbox()); }
+
   template <class T>
   void enqueue(T&& message, message_priority priority, std::shared_ptr<response_sink> reply) {
     if (is_terminated()) {
