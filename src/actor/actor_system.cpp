@@ -1,6 +1,8 @@
 #include "spate/actor/actor_system.hpp"
+#include "spate/scheduler/dedicated_thread.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 
 namespace spate {
@@ -68,7 +70,9 @@ actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, st
   actor handle(a, /*add_ref=*/false);
   adopt(a, name.empty() ? "blocking_actor" : std::move(name));
   register_actor(a, false);
-  std::thread thread([this, self = actor_ref<blocking_actor>(a), body = std::move(body)] {
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  std::thread thread([this, self = actor_ref<blocking_actor>(a), body = std::move(body),
+                      finished] {
     blocking_actor_of = this;
     exit_reason reason;
     try {
@@ -82,13 +86,32 @@ actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, st
           "' terminated by an unhandled exception: " + reason.message);
     }
     self.get()->finish(std::move(reason));
+    finished->store(true, std::memory_order_release);  // the last step: join() is quick now
   });
-  std::lock_guard lock(registry_mutex_);
-  blocking_threads_.push_back(std::move(thread));
+  std::vector<std::thread> done;  // joined outside the lock
+  {
+    std::lock_guard lock(registry_mutex_);
+    // Threads of blocking actors that ended are joined here rather than at shutdown, so a
+    // program that keeps spawning short blocking actors keeps a bounded number of threads.
+    for (auto it = blocking_threads_.begin(); it != blocking_threads_.end();) {
+      if (it->finished->load(std::memory_order_acquire)) {
+        done.push_back(std::move(it->thread));
+        it = blocking_threads_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    blocking_threads_.push_back({std::move(thread), std::move(finished)});
+  }
+  for (auto& t : done) t.join();
   return handle;
 }
 
 void actor_system::on_actor_terminated(abstract_actor& a) {
+  // A detached actor's thread has no more work: let the runtime join and free it.
+  if (a.executor_ != nullptr && a.executor_ != &runtime_->pool()) {
+    runtime_->retire_dedicated_thread(static_cast<dedicated_thread&>(*a.executor_));
+  }
   actor keep_alive;  // released outside the lock
   {
     std::lock_guard lock(registry_mutex_);
@@ -101,6 +124,11 @@ void actor_system::on_actor_terminated(abstract_actor& a) {
     // the system (with this condition variable) while a notify outside would still run.
     registry_changed_.notify_all();
   }
+}
+
+std::size_t actor_system::blocking_thread_count() const {
+  std::lock_guard lock(registry_mutex_);
+  return blocking_threads_.size();
 }
 
 std::size_t actor_system::running_actors() const {
@@ -159,7 +187,7 @@ void actor_system::stop_actors() {
     }
     shut_down_ = true;
   }
-  for (auto& t : blocking_threads_) t.join();
+  for (auto& t : blocking_threads_) t.thread.join();
 }
 
 scoped_actor::scoped_actor(actor_system& system) {

@@ -41,9 +41,28 @@ dedicated_thread& runtime::start_dedicated_thread(std::string name,
     throw std::logic_error("spate::runtime: cannot start thread '" + name +
                            "': the runtime is shut down");
   }
+  join_finished_threads_locked();
   dedicated_threads_.push_back(
       std::make_unique<dedicated_thread>(std::move(name), config_.scheduler.task_budget, cpu));
   return *dedicated_threads_.back();
+}
+
+void runtime::retire_dedicated_thread(dedicated_thread& thread) {
+  thread.stop();
+  std::lock_guard lock(mutex_);
+  join_finished_threads_locked();
+}
+
+// A finished thread has left its loop: joining it waits only for the thread's exit.
+void runtime::join_finished_threads_locked() {
+  std::erase_if(dedicated_threads_, [](const std::unique_ptr<dedicated_thread>& t) {
+    return t->finished() && !t->is_current_thread();
+  });
+}
+
+std::size_t runtime::dedicated_thread_count() const {
+  std::lock_guard lock(mutex_);
+  return dedicated_threads_.size();
 }
 
 std::size_t runtime::on_shutdown(std::function<void()> stop) {

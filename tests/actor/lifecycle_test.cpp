@@ -136,3 +136,31 @@ TEST(lifecycle, linking_to_a_dead_actor_delivers_the_exit_at_once) {
   spate::send(w, watch{f, true});
   ASSERT_TRUE(eventually([&] { return w.is_terminated(); }));
 }
+
+// Threads of ended blocking and detached actors are joined and freed while the program
+// runs, not kept until shutdown.
+TEST(lifecycle, threads_of_ended_actors_do_not_pile_up) {
+  spate::runtime rt(quiet_config());
+  spate::actor_system system(rt);
+  for (int i = 0; i < 50; ++i) {
+    auto b = system.spawn_blocking([](spate::blocking_actor&) {});
+    ASSERT_TRUE(eventually([&] { return b.is_terminated(); }));
+  }
+  // Each spawn joins the ended ones before it: a few at most remain (the last may still be
+  // leaving its function).
+  EXPECT_LE(system.blocking_thread_count(), 2u);
+
+  struct detached_worker : spate::typed_actor<detached_worker, int> {
+    void on(int&) { quit(); }
+  };
+  for (int i = 0; i < 50; ++i) {
+    spate::spawn_options options;
+    options.detached = true;
+    auto d = system.spawn_with<detached_worker>(options);
+    spate::send(d, 1);
+    ASSERT_TRUE(eventually([&] { return d.is_terminated(); }));
+  }
+  EXPECT_LE(rt.dedicated_thread_count(), 2u);
+  rt.shutdown();  // joins the rest
+  EXPECT_EQ(rt.dedicated_thread_count(), 0u);
+}

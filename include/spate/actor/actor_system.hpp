@@ -101,6 +101,9 @@ class actor_system {
   worker_pool& scheduler() noexcept { return runtime_->pool(); }
   timer_service& timers() noexcept { return runtime_->timers(); }
   std::size_t running_actors() const;
+  // Threads of blocking actors not yet joined: those running plus ended ones not yet
+  // reaped (the next spawn_blocking joins those).
+  std::size_t blocking_thread_count() const;
   std::uint64_t dead_letters() const noexcept { return counters_->dead_letters.load(); }
   std::uint64_t unexpected_messages() const noexcept { return counters_->unexpected.load(); }
   void report_error(const std::string& text);
@@ -130,7 +133,11 @@ class actor_system {
   std::unordered_map<std::uint64_t, bool> hidden_;
   bool shutting_down_ = false;
   bool shut_down_ = false;
-  std::vector<std::thread> blocking_threads_;
+  struct blocking_thread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;  // set as the thread's last step
+  };
+  std::vector<blocking_thread> blocking_threads_;
 };
 
 // A blocking actor bound to the current thread's scope (for main() and tests):

@@ -68,6 +68,12 @@ class runtime {
   // joined at shutdown (step 3). Thread-safe.
   dedicated_thread& start_dedicated_thread(std::string name,
                                            std::optional<std::size_t> cpu = std::nullopt);
+  // The thread's work is over (its detached actor terminated): it stops once its queue is
+  // empty and is joined and freed by a later start_dedicated_thread / retire call or at
+  // shutdown, so threads of finished work do not pile up. Callable on that thread itself.
+  void retire_dedicated_thread(dedicated_thread& thread);
+  // Dedicated threads not yet joined (tests, diagnostics).
+  std::size_t dedicated_thread_count() const;
 
   // Registers a model's stop step (shutdown step 1); returns a key for remove_shutdown_step.
   std::size_t on_shutdown(std::function<void()> stop);
@@ -81,6 +87,7 @@ class runtime {
   bool is_shut_down() const;
 
  private:
+  void join_finished_threads_locked();
   runtime_config config_;
   std::unique_ptr<worker_pool> pool_;
   std::unique_ptr<timer_service> timers_;  // over pool_
