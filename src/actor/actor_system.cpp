@@ -71,8 +71,7 @@ actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, st
   adopt(a, name.empty() ? "blocking_actor" : std::move(name));
   register_actor(a, false);
   auto finished = std::make_shared<std::atomic<bool>>(false);
-  std::thread thread([this, self = actor_ref<blocking_actor>(a), body = std::move(body),
-                      finished] {
+  std::thread thread([this, self = actor_ref<blocking_actor>(a), body = std::move(body), finished] {
     blocking_actor_of = this;
     exit_reason reason;
     try {

@@ -1,5 +1,7 @@
 #include "spate/platform/parking_event.hpp"
 
+#include "spate/platform/deadline.hpp"
+
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -47,11 +49,7 @@ bool parking_event::wait_for(std::chrono::nanoseconds timeout) noexcept {
     return true;
   }
   stress_point();
-  const auto now = std::chrono::steady_clock::now();
-  // Saturate instead of overflowing: a huge timeout means "until notified".
-  const auto deadline = timeout >= std::chrono::steady_clock::time_point::max() - now
-                            ? std::chrono::steady_clock::time_point::max()
-                            : now + timeout;
+  const auto deadline = saturating_deadline(timeout);  // a huge timeout: until notified
   for (;;) {
     auto left = deadline - std::chrono::steady_clock::now();
     if (left <= std::chrono::nanoseconds::zero()) break;

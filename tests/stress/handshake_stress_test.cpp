@@ -344,10 +344,11 @@ TEST(stress, shutdown_racing_sends_ends_cleanly) {
       }
       // Every message was handled or counted as a dead letter: also those that raced the
       // termination's drain (counted when the last handle lets the actor go).
-      EXPECT_TRUE(spate_eventually(
-          [&] { return received.load() + system.dead_letters() == sent.load(); }))
-          << "received " << received.load() << " + dead letters " << system.dead_letters()
-          << " != sent " << sent.load();
+      EXPECT_TRUE(spate_eventually([&] {
+        return received.load() + system.dead_letters() == sent.load();
+      })) << "received "
+          << received.load() << " + dead letters " << system.dead_letters() << " != sent "
+          << sent.load();
       system.shutdown();
     });
   }

@@ -76,7 +76,7 @@ class response {
   response(std::shared_ptr<response_sink> sink, std::chrono::nanoseconds timeout,
            actor_system* system)
       : sink_(std::move(sink)),
-        deadline_(timer_service::saturating_deadline(timeout)),  // max(): no time-out
+        deadline_(saturating_deadline(timeout)),  // max(): no time-out
         timeout_(timeout),
         system_(system) {}
 

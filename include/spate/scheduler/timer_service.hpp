@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "spate/platform/deadline.hpp"
 #include "spate/scheduler/timer_queue.hpp"
 #include "spate/scheduler/worker_pool.hpp"
 
@@ -47,12 +48,6 @@ class timer_service {
   std::size_t pending() const { return pool_->pending_timers(); }
   // Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
   void stop() { pool_->close_timers(); }
-
-  static clock::time_point saturating_deadline(std::chrono::nanoseconds delay) noexcept {
-    const auto now = clock::now();
-    if (delay >= clock::time_point::max() - now) return clock::time_point::max();
-    return now + std::chrono::duration_cast<clock::duration>(delay);
-  }
 
  private:
   worker_pool* pool_;

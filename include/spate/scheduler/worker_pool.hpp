@@ -27,9 +27,9 @@
 //      Dekker argument as above, either the adder sees the parker, or the parker's read
 //      after its fence sees the new deadline.
 //   3. A worker that wakes stops being keeper and runs what is due. A busy worker looks
-//      at the earliest deadline every `timer_check_interval` tasks (one relaxed load when no
-//      timer is pending), so timers also fire when no worker is idle — late by at most
-//      that many tasks' run time.
+//      at the earliest deadline every `timer_check_interval` tasks (one seq_cst load of
+//      the deadline word, a plain load on x86, when no timer is pending), so timers also
+//      fire when no worker is idle — late by at most that many tasks' run time.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
