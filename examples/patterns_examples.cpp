@@ -1,6 +1,8 @@
 // The examples of docs/patterns.md, compiled and run in CI (ctest: example_patterns).
 #include <spate/actor.hpp>
 #include <spate/flow.hpp>
+#include <spate/interop/graph_actor.hpp>
+#include <spate/parallel.hpp>
 
 #include <cassert>
 #include <iostream>
@@ -117,7 +119,7 @@ int main() {
   {  // 7. Data parallelism on the same pool.
     std::vector<int> v(100'000);
     std::iota(v.begin(), v.end(), 0);
-    long total = flow::map_reduce(
+    long total = spate::map_reduce(
         pool, v, 0L, [](int x) { return long(x); }, [](long a, long b) { return a + b; });
     assert(total == 4'999'950'000L);
   }

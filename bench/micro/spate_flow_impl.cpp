@@ -9,7 +9,7 @@
 #include "../runner/spate_config.hpp"
 #include "shapes.hpp"
 #include "spate/flow.hpp"
-#include "spate/flow/graph_actor.hpp"
+#include "spate/interop/graph_actor.hpp"
 
 namespace spate_bench {
 namespace {

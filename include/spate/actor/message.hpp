@@ -12,28 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "spate/platform/callable_traits.hpp"
 #include "spate/platform/type_name.hpp"
 
 namespace spate {
-
-// Extracts the single argument type and the result of a handler (lambda or function).
-template <class F>
-struct handler_signature : handler_signature<decltype(&std::decay_t<F>::operator())> {};
-template <class C, class R, class A>
-struct handler_signature<R (C::*)(A) const> {
-  using argument = std::decay_t<A>;
-  using result = R;
-};
-template <class C, class R, class A>
-struct handler_signature<R (C::*)(A)> {
-  using argument = std::decay_t<A>;
-  using result = R;
-};
-template <class R, class A>
-struct handler_signature<R (*)(A)> {
-  using argument = std::decay_t<A>;
-  using result = R;
-};
 
 // Marker result of a handler that returns nothing, delivered to requesters as std::any{}.
 struct unit_t {};

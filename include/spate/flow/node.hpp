@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "spate/flow/output_port.hpp"
+#include "spate/flow/detail/output_port.hpp"
 
 namespace spate::flow {
 

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "spate/actor/message.hpp"
 #include "spate/flow/node.hpp"
 #include "spate/flow/policies.hpp"
+#include "spate/platform/callable_traits.hpp"
 #include "spate/platform/type_name.hpp"
 
 namespace spate::flow {

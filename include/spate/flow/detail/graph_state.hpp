@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "spate/flow/edge.hpp"
+#include "spate/flow/detail/edge.hpp"
 
 namespace spate::flow {
 

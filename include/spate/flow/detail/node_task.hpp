@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "spate/flow/detail/node_task_base.hpp"
+#include "spate/flow/detail/output_port.hpp"
 #include "spate/flow/node.hpp"
-#include "spate/flow/output_port.hpp"
 
 namespace spate::flow::detail {
 

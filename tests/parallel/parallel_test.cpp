@@ -2,14 +2,25 @@
 
 #include <numeric>
 
-#include "flow_test_support.hpp"
+#include <atomic>
+#include <vector>
 
-using namespace flow_test;
+#include "spate/flow.hpp"
+#include "spate/parallel.hpp"
+
+namespace {
+namespace flow = spate::flow;
+spate::scheduler_config workers(std::size_t n) {
+  auto c = spate::scheduler_config::default_preset();
+  c.threads = n;
+  return c;
+}
+}  // namespace
 
 TEST(parallel, parallel_for_visits_each_index_once) {
   spate::worker_pool pool(workers(2));
   std::vector<std::atomic<int>> hits(100'003);
-  flow::parallel_for(pool, hits.size(), [&](std::size_t b, std::size_t e) {
+  spate::parallel_for(pool, hits.size(), [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) hits[i].fetch_add(1);
   });
   for (auto& h : hits) ASSERT_EQ(h.load(), 1);
@@ -19,7 +30,7 @@ TEST(parallel, map_reduce_matches_sequential) {
   spate::worker_pool pool(workers(2));
   std::vector<int> v(1'000'000);
   std::iota(v.begin(), v.end(), 0);
-  const long sum = flow::map_reduce(
+  const long sum = spate::map_reduce(
       pool, v, 0L, [](int x) { return long(x) % 7; }, [](long a, long b) { return a + b; });
   long expected = 0;
   for (int x : v) expected += x % 7;
@@ -28,7 +39,7 @@ TEST(parallel, map_reduce_matches_sequential) {
 
 TEST(parallel, exception_in_a_chunk_is_rethrown) {
   spate::worker_pool pool(workers(2));
-  EXPECT_THROW(flow::parallel_for(
+  EXPECT_THROW(spate::parallel_for(
                    pool, 1000,
                    [](std::size_t b, std::size_t) {
                      if (b >= 500) throw std::runtime_error("chunk failed");
@@ -41,7 +52,7 @@ TEST(parallel, divide_and_conquer_mergesort) {
   spate::worker_pool pool(workers(2));
   std::vector<int> data(50'000);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = int((i * 7919) % 10007);
-  auto sorted = flow::divide_and_conquer(
+  auto sorted = spate::divide_and_conquer(
       pool, data, [](const std::vector<int>& v) { return v.size() <= 512; },
       [](const std::vector<int>& v) {
         auto copy = v;
@@ -67,7 +78,7 @@ TEST(parallel, usable_inside_a_node_on_a_single_worker_pool) {
   spate::worker_pool pool(workers(1));
   std::vector<long> sums;
   auto summing = flow::map([&pool](std::vector<int>& v) {
-    return flow::map_reduce(
+    return spate::map_reduce(
         pool, v, 0L, [](int x) { return long(x); }, [](long a, long b) { return a + b; });
   });
   flow::graph g(

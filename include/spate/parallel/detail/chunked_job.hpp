@@ -1,29 +1,28 @@
 #pragma once
-// Data-parallel patterns on the shared pool: parallel_for, map_reduce, divide_and_conquer.
+// The engine of the parallel layer: a range of chunks run by the caller and helper tasks.
 //
 // Work is split into chunks claimed through one atomic counter by the calling thread and by
 // helper tasks on the pool. The caller always works too, and waits only for chunks a
 // helper has already claimed (and is therefore running), never for a helper still queued:
 // so these calls are safe from inside a node or an actor running on the same pool, even
 // with a single worker. No item is copied: chunks are index ranges over the caller's data.
+//
+// The caller's wait is the done-counter plus parking_event handshake: a helper counts its
+// chunk, then notifies; the caller re-reads the counter after every wake. parking_event keeps
+// a notify that comes before the wait, so the caller cannot sleep through the last chunk.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <numeric>
-#include <thread>
-#include <vector>
 
-#include "spate/platform/backoff.hpp"
 #include "spate/platform/parking_event.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/scheduler/task.hpp"
 
-namespace spate::flow {
-
-namespace detail {
+namespace spate::detail {
 
 class chunked_job {
  public:
@@ -94,63 +93,4 @@ class chunk_helper final : public task {
   std::shared_ptr<chunked_job> job_;
 };
 
-}  // namespace detail
-
-// Calls body(begin, end) over [0, n) in chunks of `grain` (0: about 4 chunks per worker).
-// Rethrows the first exception a chunk threw (remaining chunks are skipped).
-template <class Body>
-void parallel_for(worker_pool& pool, std::size_t n, Body&& body, std::size_t grain = 0) {
-  if (n == 0) return;
-  if (grain == 0) grain = std::max<std::size_t>(1, n / (4 * pool.size()));
-  auto job = std::make_shared<detail::chunked_job>(
-      n, grain, std::function<void(std::size_t, std::size_t)>(std::forward<Body>(body)));
-  const std::size_t helpers = std::min(pool.size(), job->chunks() - 1);
-  for (std::size_t i = 0; i < helpers; ++i) pool.schedule(new detail::chunk_helper(job));
-  job->run_and_wait();
-}
-
-// reduce(init, map(items[0]), map(items[1]), ...) with per-chunk partial results; `reduce`
-// must be associative. Items are read in place.
-template <class Container, class T, class Map, class Reduce>
-T map_reduce(worker_pool& pool, const Container& items, T init, Map map, Reduce reduce,
-             std::size_t grain = 0) {
-  const std::size_t n = std::size(items);
-  if (n == 0) return init;
-  if (grain == 0) grain = std::max<std::size_t>(1, n / (4 * pool.size()));
-  const std::size_t chunks = (n + grain - 1) / grain;
-  std::vector<T> partial(chunks, init);
-  parallel_for(
-      pool, n,
-      [&](std::size_t begin, std::size_t end) {
-        T acc = init;
-        for (std::size_t i = begin; i < end; ++i) acc = reduce(std::move(acc), map(items[i]));
-        partial[begin / grain] = std::move(acc);
-      },
-      grain);
-  T result = std::move(init);
-  for (auto& p : partial) result = reduce(std::move(result), std::move(p));
-  return result;
-}
-
-// Solves `problem`: base_case(p) when is_base(p), else combine(solutions of divide(p)).
-// Sub-problems of one level are solved in parallel (recursively), on the same protocol.
-template <class Problem, class IsBase, class BaseCase, class Divide, class Combine>
-auto divide_and_conquer(worker_pool& pool, const Problem& problem, IsBase is_base,
-                        BaseCase base_case, Divide divide, Combine combine)
-    -> decltype(base_case(problem)) {
-  using Result = decltype(base_case(problem));
-  if (is_base(problem)) return base_case(problem);
-  std::vector<Problem> parts = divide(problem);
-  std::vector<Result> solved(parts.size());
-  parallel_for(
-      pool, parts.size(),
-      [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-          solved[i] = divide_and_conquer(pool, parts[i], is_base, base_case, divide, combine);
-        }
-      },
-      1);
-  return combine(std::move(solved));
-}
-
-}  // namespace spate::flow
+}  // namespace spate::detail

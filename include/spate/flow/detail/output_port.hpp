@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "spate/flow/detail/edge.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
-#include "spate/flow/edge.hpp"
 #include "spate/flow/policies.hpp"
 
 namespace spate::flow {

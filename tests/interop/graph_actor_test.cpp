@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "../actor/test_support.hpp"
-#include "flow_test_support.hpp"
+#include "../flow/flow_test_support.hpp"
 #include "spate/actor.hpp"
+#include "spate/interop/graph_actor.hpp"
 
 using namespace flow_test;
 
