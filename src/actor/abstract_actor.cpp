@@ -113,47 +113,27 @@ void abstract_actor::report_unexpected(const std::string& type_name,
 
 void abstract_actor::link_to(const actor& other) {
   if (!other || other.get() == this) return;
-  abstract_actor* peer = other.get();
-  // Lock in address order: two actors linking to each other must not deadlock.
-  abstract_actor* first = std::min(this, peer);
-  abstract_actor* second = std::max(this, peer);
-  std::scoped_lock lock(first->attachments_mutex_, second->attachments_mutex_);
-  if (peer->attachments_closed_) {
-    enqueue_control(
-        make_control([source = other, reason = peer->final_reason_](abstract_actor& self) mutable {
-          exit_msg m{std::move(source), std::move(reason)};
-          self.handle_exit(m);
-        }));
-    return;
+  if (auto reason = actor_links::link(links_, self(), other.get()->links_, other)) {
+    enqueue_control(make_control([source = other, r = *reason](abstract_actor& me) mutable {
+      exit_msg m{std::move(source), std::move(r)};
+      me.handle_exit(m);
+    }));
   }
-  if (std::find(links_.begin(), links_.end(), other) != links_.end()) return;
-  links_.push_back(other);
-  peer->links_.push_back(self());
 }
 
 void abstract_actor::unlink_from(const actor& other) {
   if (!other || other.get() == this) return;
-  abstract_actor* peer = other.get();
-  abstract_actor* first = std::min(this, peer);
-  abstract_actor* second = std::max(this, peer);
-  std::scoped_lock lock(first->attachments_mutex_, second->attachments_mutex_);
-  std::erase(links_, other);
-  std::erase_if(peer->links_, [&](const actor& a) { return a.get() == this; });
+  actor_links::unlink(links_, self(), other.get()->links_, other);
 }
 
 void abstract_actor::monitor(const actor& other) {
   if (!other || other.get() == this) return;
-  abstract_actor* peer = other.get();
-  std::lock_guard lock(peer->attachments_mutex_);
-  if (peer->attachments_closed_) {
-    enqueue_control(
-        make_control([source = other, reason = peer->final_reason_](abstract_actor& self) mutable {
-          down_msg m{std::move(source), std::move(reason)};
-          self.handle_down(m);
-        }));
-    return;
+  if (auto reason = other.get()->links_.add_monitor(self())) {
+    enqueue_control(make_control([source = other, r = *reason](abstract_actor& me) mutable {
+      down_msg m{std::move(source), std::move(r)};
+      me.handle_down(m);
+    }));
   }
-  peer->monitors_.push_back(self());
 }
 
 void abstract_actor::delayed_send_to_self(std::chrono::nanoseconds delay, std::any message) {
@@ -164,10 +144,7 @@ void abstract_actor::delayed_send_to_self(std::chrono::nanoseconds delay, std::a
 }
 
 void abstract_actor::handle_exit(exit_msg& m) {
-  {
-    std::lock_guard lock(attachments_mutex_);
-    std::erase(links_, m.source);
-  }
+  links_.remove_link(m.source);
   if (exit_handler_) {
     exit_handler_(m);
   } else if (!m.reason.is_normal()) {
@@ -185,21 +162,10 @@ void abstract_actor::terminate(exit_reason reason) {
   const std::size_t dropped = drop_mailbox();
   count_dead_letters(dropped);
   while (control_message* m = control_.pop()) delete m;
-  std::vector<actor> links;
-  std::vector<actor> monitors;
-  {
-    std::lock_guard lock(attachments_mutex_);
-    attachments_closed_ = true;
-    final_reason_ = reason;
-    links.swap(links_);
-    monitors.swap(monitors_);
-  }
+  auto [linked, monitors] = links_.close(reason);
   const actor me = self();
-  for (auto& peer : links) {
-    {
-      std::lock_guard lock(peer.get()->attachments_mutex_);
-      std::erase(peer.get()->links_, me);
-    }
+  for (auto& peer : linked) {
+    peer.get()->links_.remove_link(me);
     peer.get()->enqueue_control(make_control([me, reason](abstract_actor& target) {
       exit_msg m{me, reason};
       target.handle_exit(m);

@@ -8,8 +8,7 @@ void event_based_actor::enqueue_dynamic(std::any message, message_priority prior
     reject_after_termination(reply, message.type().name());
     return;
   }
-  auto& queue = priority == message_priority::high ? high_ : normal_;
-  queue.push(dynamic_envelope{std::move(message), std::move(reply)});
+  mailbox_.push(dynamic_envelope{std::move(message), std::move(reply)}, priority);
   schedule_if_idle();
 }
 
@@ -21,13 +20,8 @@ void event_based_actor::initialize() {
 std::size_t event_based_actor::process_mailbox(std::size_t budget) {
   std::size_t handled = 0;
   while (handled < budget) {
-    auto* queue = &high_;
-    dynamic_envelope* e = queue->front();
-    if (e == nullptr) {
-      queue = &normal_;
-      e = queue->front();
-      if (e == nullptr) break;
-    }
+    dynamic_envelope* e = mailbox_.front(/*take_normal=*/true);
+    if (e == nullptr) break;
     handle_guarded(e->reply, [&] {
       // Copy: a handler may call become() and destroy the behavior it runs in.
       const behavior current = behavior_;
@@ -38,7 +32,7 @@ std::size_t event_based_actor::process_mailbox(std::size_t budget) {
         e->reply->deliver(result->has_value() ? std::move(*result) : std::any(unit_t{}));
       }
     });
-    queue->pop();
+    mailbox_.pop();
     ++handled;
     if (quit_requested()) break;
   }
@@ -46,7 +40,7 @@ std::size_t event_based_actor::process_mailbox(std::size_t budget) {
 }
 
 std::size_t event_based_actor::drop_mailbox() {
-  return fail_and_drop_all(high_) + fail_and_drop_all(normal_);
+  return mailbox_.drop_all([this](dynamic_envelope& e) { fail_dropped_request(e.reply); });
 }
 
 }  // namespace spate

@@ -1,6 +1,6 @@
 #pragma once
-// The base of every actor: identity, reference count, the control queue, links and
-// monitors, and termination.
+// The base of every actor: identity, reference count, the control queue and termination;
+// links and monitors are an actor_links component, the mailboxes belong to the subclasses.
 //
 // Scheduling is the activation handshake (scheduler/activation.hpp): a sender pushes its
 // message and calls notify(); the actor drains up to its budget and calls go_idle() with
@@ -18,9 +18,11 @@
 #include <typeinfo>
 #include <vector>
 
+#include "spate/actor/actor_links.hpp"
 #include "spate/actor/actor_ref.hpp"
 #include "spate/actor/control_message.hpp"
 #include "spate/actor/exit_reason.hpp"
+#include "spate/actor/mailbox.hpp"
 #include "spate/actor/message.hpp"
 #include "spate/actor/response.hpp"
 #include "spate/channel/intrusive_mpsc_queue.hpp"
@@ -47,8 +49,6 @@ struct unwrap_promise<response_promise<R>> {
 template <class T>
 using unwrap_promise_t = typename unwrap_promise<T>::type;
 }  // namespace detail
-
-enum class message_priority { normal, high };
 
 namespace detail {
 // An actor system's message counters, shared with its actors: an actor handle may outlive
@@ -132,10 +132,6 @@ class abstract_actor : public task {
   virtual std::size_t process_mailbox(std::size_t budget) = 0;
   // The idle handshake: mark_mailbox() (consumer side, before publishing idle) and
   // mailbox_grew_since() (after; reads only producer-side atomics, see mpsc_queue).
-  struct mailbox_mark {
-    std::size_t high = 0;
-    std::size_t normal = 0;
-  };
   virtual mailbox_mark mark_mailbox() const noexcept = 0;
   virtual bool mailbox_grew_since(const mailbox_mark& mark) const noexcept = 0;
   // At termination: fails pending requests and counts the dropped messages.
@@ -176,15 +172,19 @@ class abstract_actor : public task {
                            const std::string& exception_type) noexcept;
   void report_unexpected(const std::string& type_name, const std::shared_ptr<response_sink>& reply);
   void drain_control_queue();
+  // A request dropped with the mailbox at termination ends with dead_actor.
+  void fail_dropped_request(const std::shared_ptr<response_sink>& reply) {
+    if (reply) {
+      reply->fail(request_error(request_error_code::dead_actor,
+                                "actor '" + name_ + "' terminated before replying"));
+    }
+  }
   // Empties a mailbox queue at termination, failing the requests in it; returns the count.
   template <class Queue>
   std::size_t fail_and_drop_all(Queue& queue) {
     std::size_t dropped = 0;
     while (auto* e = queue.front()) {
-      if (e->reply) {
-        e->reply->fail(request_error(request_error_code::dead_actor,
-                                     "actor '" + name_ + "' terminated before replying"));
-      }
+      fail_dropped_request(e->reply);
       queue.pop();
       ++dropped;
     }
@@ -221,11 +221,7 @@ class abstract_actor : public task {
   std::shared_ptr<response_sink>* current_reply_ = nullptr;  // while a handler runs
   intrusive_mpsc_queue<control_message> control_;
 
-  std::mutex attachments_mutex_;  // links, monitors, termination flag (not hot paths)
-  std::vector<actor> links_;
-  std::vector<actor> monitors_;
-  bool attachments_closed_ = false;
-  exit_reason final_reason_;
+  actor_links links_;  // links and monitors (not hot paths)
   std::function<void(exit_msg&)> exit_handler_;
   std::function<void(down_msg&)> down_handler_;
 };

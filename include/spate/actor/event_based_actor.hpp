@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "spate/actor/abstract_actor.hpp"
-#include "spate/channel/mpsc_queue.hpp"
+#include "spate/actor/mailbox.hpp"
 
 namespace spate {
 
@@ -28,9 +28,7 @@ class event_based_actor : public abstract_actor {
 
   void enqueue_dynamic(std::any message, message_priority priority,
                        std::shared_ptr<response_sink> reply) override;
-  std::size_t mailbox_size() const noexcept override {
-    return normal_.size_approx() + high_.size_approx();
-  }
+  std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
 
  protected:
   // The initial behavior; an actor whose behavior is empty terminates normally.
@@ -38,11 +36,9 @@ class event_based_actor : public abstract_actor {
 
   void initialize() override;
   std::size_t process_mailbox(std::size_t budget) override;
-  mailbox_mark mark_mailbox() const noexcept override {
-    return {high_.consumer_position(), normal_.consumer_position()};
-  }
+  mailbox_mark mark_mailbox() const noexcept override { return mailbox_.mark(); }
   bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
-    return high_.has_items_after(mark.high) || normal_.has_items_after(mark.normal);
+    return mailbox_.grew_since(mark);
   }
   std::size_t drop_mailbox() override;
   // Drops the behavior: its handlers often capture handles to other actors.
@@ -50,8 +46,7 @@ class event_based_actor : public abstract_actor {
 
  private:
   behavior behavior_;
-  mpsc_queue<dynamic_envelope> high_;
-  mpsc_queue<dynamic_envelope> normal_;
+  two_priority_mailbox<dynamic_envelope> mailbox_;
 };
 
 // The actor behind actor_system::spawn(function).

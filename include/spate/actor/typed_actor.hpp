@@ -23,7 +23,7 @@
 #include <variant>
 
 #include "spate/actor/abstract_actor.hpp"
-#include "spate/channel/mpsc_queue.hpp"
+#include "spate/actor/mailbox.hpp"
 #include "spate/platform/type_name.hpp"
 
 namespace spate {
@@ -51,9 +51,9 @@ class typed_actor : public abstract_actor {
       reject_after_termination(reply, typeid(std::decay_t<T>).name());
       return;
     }
-    auto& queue = priority == message_priority::high ? high_ : normal_;
-    queue.push(envelope{body_type(std::in_place_type<std::decay_t<T>>, std::forward<T>(message)),
-                        std::move(reply)});
+    mailbox_.push(envelope{body_type(std::in_place_type<std::decay_t<T>>, std::forward<T>(message)),
+                           std::move(reply)},
+                  priority);
     schedule_if_idle();
   }
 
@@ -68,9 +68,7 @@ class typed_actor : public abstract_actor {
     if (!matched) report_unexpected(demangle(message.type().name()), reply);
   }
 
-  std::size_t mailbox_size() const noexcept override {
-    return normal_.size_approx() + high_.size_approx();
-  }
+  std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
 
   // A typed handle to this actor (for sending to itself or handing out).
   actor_ref<Derived> typed_self() { return actor_ref<Derived>(&derived()); }
@@ -90,32 +88,23 @@ class typed_actor : public abstract_actor {
   std::size_t process_mailbox(std::size_t budget) override {
     std::size_t handled = 0;
     while (handled < budget) {
-      auto* queue = &high_;
-      envelope* e = queue->front();
-      if (e == nullptr) {
-        if (!accepting_normal()) break;
-        queue = &normal_;
-        e = queue->front();
-        if (e == nullptr) break;
-      }
+      envelope* e = mailbox_.front(accepting_normal());
+      if (e == nullptr) break;
       std::visit([&](auto& m) { handle(m, e->reply); }, e->body);
-      queue->pop();
+      mailbox_.pop();
       ++handled;
       if (quit_requested()) break;
     }
     return handled;
   }
 
-  mailbox_mark mark_mailbox() const noexcept override {
-    return {high_.consumer_position(), normal_.consumer_position()};
-  }
+  mailbox_mark mark_mailbox() const noexcept override { return mailbox_.mark(); }
   bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
-    return high_.has_items_after(mark.high) ||
-           (accepting_normal() && normal_.has_items_after(mark.normal));
+    return mailbox_.grew_since(mark, accepting_normal());
   }
 
   std::size_t drop_mailbox() override {
-    return this->fail_and_drop_all(high_) + this->fail_and_drop_all(normal_);
+    return mailbox_.drop_all([this](envelope& e) { this->fail_dropped_request(e.reply); });
   }
 
  private:
@@ -155,8 +144,7 @@ class typed_actor : public abstract_actor {
     });
   }
 
-  mpsc_queue<envelope> high_;
-  mpsc_queue<envelope> normal_;
+  two_priority_mailbox<envelope> mailbox_;
 };
 
 template <class D>

@@ -1,0 +1,48 @@
+#pragma once
+// The links and monitors of one actor: who must be told when it terminates, and how.
+// A link is mutual (both sides hold the other); a monitor is one-way (the watched actor
+// holds its watchers). Once the actor terminated, its set is closed: linking to it or
+// monitoring it then reports its final reason at once, so no exit or down is ever missed.
+//
+// Thread-safe: any actor may link to or monitor any other. Two sets are locked in address
+// order, so two actors linking to each other at the same time cannot deadlock.
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "spate/actor/actor_ref.hpp"
+#include "spate/actor/exit_reason.hpp"
+
+namespace spate {
+
+class abstract_actor;
+
+class actor_links {
+ public:
+  // Links `a` (whose set is `a_links`) and `b` both ways. When `b` had already terminated,
+  // nothing is linked and its final reason is returned: the caller tells `a`.
+  static std::optional<exit_reason> link(actor_links& a_links, const actor& a, actor_links& b_links,
+                                         const actor& b);
+  static void unlink(actor_links& a_links, const actor& a, actor_links& b_links, const actor& b);
+
+  // Adds a watcher; when this actor had already terminated, returns its final reason instead.
+  std::optional<exit_reason> add_monitor(const actor& watcher);
+  // Forgets a linked peer (it terminated, or told us it is gone).
+  void remove_link(const actor& peer);
+
+  // This actor terminated with `reason`: closes the set and returns whom to tell.
+  struct to_notify {
+    std::vector<actor> linked;
+    std::vector<actor> monitors;
+  };
+  to_notify close(const exit_reason& reason);
+
+ private:
+  std::mutex mutex_;
+  std::vector<actor> links_;
+  std::vector<actor> monitors_;
+  bool closed_ = false;
+  exit_reason final_reason_;
+};
+
+}  // namespace spate

@@ -1,0 +1,77 @@
+#pragma once
+// The two-priority mailbox of typed and event-based actors: two MPSC queues (high-priority
+// messages overtake normal ones, FIFO per sender within each), with the pieces the
+// activation handshake needs — a consumer-side mark taken before going idle and a
+// producer-side "grew since the mark" re-check.
+//
+// Threading contract: push() and size_approx() from any thread; everything else only from
+// the actor's running activation, except grew_since(), which the idle re-check may call
+// while a later activation already runs (it reads only producer-side atomics).
+#include <cstddef>
+#include <utility>
+
+#include "spate/channel/mpsc_queue.hpp"
+
+namespace spate {
+
+enum class message_priority { normal, high };
+
+// Where the consumer stood in each queue when it decided to go idle.
+struct mailbox_mark {
+  std::size_t high = 0;
+  std::size_t normal = 0;
+};
+
+template <class Envelope>
+class two_priority_mailbox {
+ public:
+  // Any thread.
+  void push(Envelope envelope, message_priority priority) {
+    (priority == message_priority::high ? high_ : normal_).push(std::move(envelope));
+  }
+  std::size_t size_approx() const noexcept { return high_.size_approx() + normal_.size_approx(); }
+
+  // The next message: a high-priority one if any, else a normal one when `take_normal`
+  // (an actor that cannot accept normal messages now leaves them queued); nullptr when
+  // there is none to take. pop() removes it.
+  Envelope* front(bool take_normal) noexcept {
+    if (Envelope* e = high_.front()) {
+      front_is_high_ = true;
+      return e;
+    }
+    if (!take_normal) return nullptr;
+    front_is_high_ = false;
+    return normal_.front();
+  }
+  void pop() noexcept { (front_is_high_ ? high_ : normal_).pop(); }
+
+  mailbox_mark mark() const noexcept {
+    return {high_.consumer_position(), normal_.consumer_position()};
+  }
+  // Producer-side atomics only. Normal messages count only when `count_normal`.
+  bool grew_since(const mailbox_mark& mark, bool count_normal = true) const noexcept {
+    return high_.has_items_after(mark.high) ||
+           (count_normal && normal_.has_items_after(mark.normal));
+  }
+
+  // Removes every message, high first, passing each to `dropped(envelope)`; returns the count.
+  template <class Dropped>
+  std::size_t drop_all(Dropped dropped) {
+    std::size_t count = 0;
+    for (auto* queue : {&high_, &normal_}) {
+      while (Envelope* e = queue->front()) {
+        dropped(*e);
+        queue->pop();
+        ++count;
+      }
+    }
+    return count;
+  }
+
+ private:
+  mpsc_queue<Envelope> high_;
+  mpsc_queue<Envelope> normal_;
+  bool front_is_high_ = false;
+};
+
+}  // namespace spate
