@@ -74,8 +74,7 @@ class node_task final : public node_task_base {
   std::string describe() const override {
     std::ostringstream out;
     out << name() << " state=" << state_for_diagnostics() << " inputs" << describe_edges(inputs_)
-        << " done=" << input_done_ << " stopped=" << stopped_
-        << " activations=" << stats_.activations.load();
+        << counters_for_diagnostics();
     if (has_port()) out << " out" << port_->describe();
     return out.str();
   }
@@ -293,7 +292,7 @@ class collector_task final : public node_task_base {
   void set_output(std::unique_ptr<output_port<T>> port) { port_ = std::move(port); }
   std::string describe() const override {
     return name() + " state=" + std::to_string(state_for_diagnostics()) + " inputs" +
-           describe_edges(inputs_) + " pending=" + std::to_string(port_->has_pending());
+           describe_edges(inputs_) + counters_for_diagnostics() + " out" + port_->describe();
   }
 
   resume_result activate(std::size_t budget) override {

@@ -34,8 +34,16 @@ class node_task_base : public task {
   }
 
   // One line for diagnostics: state, inputs (queued/closed/producer waiting), output.
+  // Diagnostics (the stall report): reads only atomics, since the task may be running.
   virtual std::string describe() const = 0;
   int state_for_diagnostics() const noexcept { return static_cast<int>(activation_.current()); }
+  // The node's counters (atomics: describe() runs on another thread while the task runs).
+  std::string counters_for_diagnostics() const {
+    return " in=" + std::to_string(stats_.items_in.load(std::memory_order_relaxed)) +
+           " out=" + std::to_string(stats_.items_out.load(std::memory_order_relaxed)) +
+           " activations=" + std::to_string(stats_.activations.load(std::memory_order_relaxed)) +
+           " blocked=" + std::to_string(stats_.output_blocked.load(std::memory_order_relaxed));
+  }
 
   void set_executor(executor* e) noexcept { executor_ = e; }
   // Items one activation may handle; 0 takes the executor's budget (graph_options).

@@ -73,7 +73,9 @@ class output_port {
   virtual void blocked_edges(std::vector<detail::edge_base*>& out) const = 0;
   virtual void close() noexcept = 0;
   virtual std::uint64_t sent() const noexcept = 0;
-  virtual std::string describe() const = 0;  // diagnostics: each edge's queue and buffer
+  // Diagnostics: each edge's queue length and whether its producer waits (atomics only: it is
+  // read from another thread while the node runs).
+  virtual std::string describe() const = 0;
 
  protected:
   virtual void route(Out&& item) = 0;
@@ -199,10 +201,8 @@ class edge_writers {
     std::string out;
     for (const auto& w : writers_) {
       out += " [" + std::to_string(w.target->ring.size_approx()) + "/" +
-             std::to_string(w.target->ring.capacity()) + " uncommitted " +
-             std::to_string(w.window.written()) + " pending " + std::to_string(w.pending.size()) +
-             (w.target->producer_waiting.load() ? " waiting" : "") + " unnotified " +
-             std::to_string(w.unnotified) + "]";
+             std::to_string(w.target->ring.capacity()) +
+             (w.target->producer_waiting.load() ? " waiting" : "") + "]";
     }
     return out;
   }
