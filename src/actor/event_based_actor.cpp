@@ -18,25 +18,21 @@ void event_based_actor::initialize() {
 }
 
 std::size_t event_based_actor::process_mailbox(std::size_t budget) {
-  std::size_t handled = 0;
-  while (handled < budget) {
-    dynamic_envelope* e = mailbox_.front(/*take_normal=*/true);
-    if (e == nullptr) break;
-    handle_guarded(e->reply, [&] {
-      // Copy: a handler may call become() and destroy the behavior it runs in.
-      const behavior current = behavior_;
-      auto result = current.invoke(e->message);
-      if (!result) {
-        report_unexpected(demangle(e->message.type().name()), e->reply);
-      } else if (e->reply) {
-        e->reply->deliver(result->has_value() ? std::move(*result) : std::any(unit_t{}));
-      }
-    });
-    mailbox_.pop();
-    ++handled;
-    if (quit_requested()) break;
-  }
-  return handled;
+  return mailbox_.drain(
+      budget, [] { return true; },
+      [this](dynamic_envelope& e) {
+        handle_guarded(e.reply, [&] {
+          // Copy: a handler may call become() and destroy the behavior it runs in.
+          const behavior current = behavior_;
+          auto result = current.invoke(e.message);
+          if (!result) {
+            report_unexpected(demangle(e.message.type().name()), e.reply);
+          } else if (e.reply) {
+            e.reply->deliver(result->has_value() ? std::move(*result) : std::any(unit_t{}));
+          }
+        });
+        return !quit_requested();
+      });
 }
 
 std::size_t event_based_actor::drop_mailbox() {

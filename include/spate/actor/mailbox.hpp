@@ -31,19 +31,28 @@ class two_priority_mailbox {
   }
   std::size_t size_approx() const noexcept { return high_.size_approx() + normal_.size_approx(); }
 
-  // The next message: a high-priority one if any, else a normal one when `take_normal`
-  // (an actor that cannot accept normal messages now leaves them queued); nullptr when
-  // there is none to take. pop() removes it.
-  Envelope* front(bool take_normal) noexcept {
-    if (Envelope* e = high_.front()) {
-      front_is_high_ = true;
-      return e;
+  // Hands up to `budget` messages to handle(envelope), high-priority ones first; normal ones
+  // only while take_normal() (an actor that cannot accept them now leaves them queued).
+  // Stops early when handle returns false (the actor quits). Returns how many it handled.
+  template <class TakeNormal, class Handle>
+  std::size_t drain(std::size_t budget, TakeNormal&& take_normal, Handle&& handle) {
+    std::size_t handled = 0;
+    while (handled < budget) {
+      auto* queue = &high_;
+      Envelope* e = queue->front();
+      if (e == nullptr) {
+        if (!take_normal()) break;
+        queue = &normal_;
+        e = queue->front();
+        if (e == nullptr) break;
+      }
+      const bool go_on = handle(*e);
+      queue->pop();
+      ++handled;
+      if (!go_on) break;
     }
-    if (!take_normal) return nullptr;
-    front_is_high_ = false;
-    return normal_.front();
+    return handled;
   }
-  void pop() noexcept { (front_is_high_ ? high_ : normal_).pop(); }
 
   mailbox_mark mark() const noexcept {
     return {high_.consumer_position(), normal_.consumer_position()};
@@ -71,7 +80,6 @@ class two_priority_mailbox {
  private:
   mpsc_queue<Envelope> high_;
   mpsc_queue<Envelope> normal_;
-  bool front_is_high_ = false;
 };
 
 }  // namespace spate

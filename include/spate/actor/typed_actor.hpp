@@ -86,16 +86,12 @@ class typed_actor : public abstract_actor {
   }
 
   std::size_t process_mailbox(std::size_t budget) override {
-    std::size_t handled = 0;
-    while (handled < budget) {
-      envelope* e = mailbox_.front(accepting_normal());
-      if (e == nullptr) break;
-      std::visit([&](auto& m) { handle(m, e->reply); }, e->body);
-      mailbox_.pop();
-      ++handled;
-      if (quit_requested()) break;
-    }
-    return handled;
+    return mailbox_.drain(
+        budget, [this] { return accepting_normal(); },
+        [this](envelope& e) {
+          std::visit([&](auto& m) { handle(m, e.reply); }, e.body);
+          return !quit_requested();
+        });
   }
 
   mailbox_mark mark_mailbox() const noexcept override { return mailbox_.mark(); }
