@@ -21,6 +21,7 @@
 
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
+#include "spate/interop/graph_actor.hpp"
 #include "spate/platform/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
 #include "spate/scheduler/activation.hpp"
@@ -350,6 +351,39 @@ TEST(stress, shutdown_racing_sends_ends_cleanly) {
           << received.load() << " + dead letters " << system.dead_letters() << " != sent "
           << sent.load();
       system.shutdown();
+    });
+  }
+}
+
+// ---- graph actor: a bounded input ring between an actor and the graph's feed source -----
+// Both directions are activation handshakes: the actor pushes and wakes the source; the
+// source pops and, at the half mark, wakes the actor that stopped taking items.
+
+TEST(stress, graph_actor_input_full_and_drained_loses_nothing) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "graph actor bounded input", [] {
+      spate::actor_system_config config;
+      config.scheduler = no_safety_net(2);
+      spate::actor_system system(config);
+      spate::scoped_actor self(system);
+      flow::graph_options options;
+      options.channel_capacity = 2;  // the actor stops at nearly every item
+      options.items_per_activation = 3;
+      auto g = flow::spawn_graph(system, flow::map([](std::uint64_t& v) { return v + 1; }),
+                                 spate::actor(self), options);
+      constexpr std::uint64_t n = 5'000;
+      for (std::uint64_t i = 0; i < n; ++i) spate::send(g, i);
+      spate::send(g, flow::end_of_stream{});
+      std::uint64_t next = 1;
+      bool ended = false;
+      while (!ended) {
+        ASSERT_TRUE(self->receive_for(
+            30s, [&](std::uint64_t v) { EXPECT_EQ(v, next++); },
+            [&](flow::end_of_stream&) { ended = true; }));
+      }
+      EXPECT_EQ(next, n + 1);
+      EXPECT_EQ(system.dead_letters(), 0u);
     });
   }
 }

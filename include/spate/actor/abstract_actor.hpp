@@ -197,7 +197,8 @@ class abstract_actor : public task {
   // terminated, after terminate() had emptied the mailbox. Mailbox owners call this from
   // their destructor with what they dropped, so every message is handled or counted.
   void count_dead_letters(std::size_t n) noexcept {
-    if (counters_) counters_->dead_letters.fetch_add(n, std::memory_order_relaxed);
+    // n is almost always 0: no read-modify-write on the system-wide counter then.
+    if (n != 0 && counters_) counters_->dead_letters.fetch_add(n, std::memory_order_relaxed);
   }
   void terminate(exit_reason reason);
 
