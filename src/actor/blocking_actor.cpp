@@ -55,15 +55,12 @@ void blocking_actor::run_handler(const behavior& b, dynamic_envelope& envelope) 
 }
 
 std::size_t blocking_actor::drop_mailbox() {
-  std::size_t dropped = 0;
-  while (auto kept = take_kept([](const dynamic_envelope&) { return true; })) {
-    if (kept->reply) {
-      kept->reply->fail(request_error(request_error_code::dead_actor,
-                                      "actor '" + name() + "' terminated before replying"));
-    }
-    ++dropped;
-  }
-  return dropped + fail_and_drop_all(mailbox_);
+  // Kept messages are older than the mailbox's: fail them first.
+  const std::size_t kept = kept_.size();
+  for (auto& e : kept_) fail_dropped_request(e.reply);
+  kept_.clear();
+  kept_count_.store(0, std::memory_order_relaxed);
+  return kept + fail_and_drop_all(mailbox_);
 }
 
 }  // namespace spate

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "../actor/test_support.hpp"
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
 #include "spate/interop/graph_actor.hpp"
@@ -30,16 +31,6 @@
 using namespace std::chrono_literals;
 
 namespace {
-
-template <class Predicate>
-bool spate_eventually(Predicate p, std::chrono::seconds limit = std::chrono::seconds(30)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!p()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
 
 int rounds() {
   const char* text = std::getenv("SPATE_STRESS_ROUNDS");
@@ -333,7 +324,7 @@ TEST(stress, shutdown_racing_sends_ends_cleanly) {
         }
         std::this_thread::sleep_for(2ms);
         system.request_shutdown();  // kills the target while the senders keep sending
-        ASSERT_TRUE(spate_eventually([&] { return target.is_terminated(); }));
+        ASSERT_TRUE(spate_test::eventually([&] { return target.is_terminated(); }));
         std::this_thread::sleep_for(1ms);  // senders go on sending to a terminated actor
         stop.store(true);
         for (auto& t : threads) t.join();
@@ -345,7 +336,7 @@ TEST(stress, shutdown_racing_sends_ends_cleanly) {
       }
       // Every message was handled or counted as a dead letter: also those that raced the
       // termination's drain (counted when the last handle lets the actor go).
-      EXPECT_TRUE(spate_eventually([&] {
+      EXPECT_TRUE(spate_test::eventually([&] {
         return received.load() + system.dead_letters() == sent.load();
       })) << "received "
           << received.load() << " + dead letters " << system.dead_letters() << " != sent "
