@@ -1,0 +1,139 @@
+#pragma once
+// Actions, timers and the startup and shutdown triggers (LF paper, Sect. 2.3): the things
+// that put events into the event queue. A reaction schedules a logical action (declared as
+// its effect) for a later tag of logical time; anyone, on any thread, schedules a physical
+// action for a tag taken from the physical clock; timers fire at offset + k * period.
+//
+// Minimum spacing (for both kinds): an event closer than `min_spacing` to the previous one of
+// the same action is deferred to keep the spacing, dropped, or replaces the previous event's
+// value when that one is still pending (and is deferred otherwise), per `spacing_policy`.
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "spate/reactor/element.hpp"
+#include "spate/reactor/tag.hpp"
+
+namespace spate::reactor {
+
+namespace detail {
+class assembler;
+class reaction_scheduler;
+}  // namespace detail
+
+enum class spacing_policy { defer, drop, replace };
+
+struct action_options {
+  duration min_delay{0};
+  duration min_spacing{0};
+  spacing_policy policy = spacing_policy::defer;
+};
+
+class action_base : public element, public detail::event_target {
+ public:
+  enum class kind { logical, physical, timer, startup, shutdown };
+
+  bool is_present() const noexcept { return present_; }
+  kind action_kind() const noexcept { return kind_; }
+  const action_options& options() const noexcept { return options_; }
+  const element& as_element() const noexcept override { return *this; }
+
+ protected:
+  action_base(std::string name, reactor* container, kind k, action_options options = {});
+  const detail::erased_value& value() const noexcept { return value_; }
+  // Thread-safe: a physical action's event at (physical now + min_delay + delay, 0).
+  void schedule_physical(detail::erased_value value, duration delay);
+
+ private:
+  friend class detail::assembler;
+  friend class detail::reaction_scheduler;
+  void deliver(detail::erased_value value) override {
+    value_ = std::move(value);
+    present_ = true;
+  }
+  void clear() noexcept override {
+    present_ = false;
+    value_.reset();
+  }
+
+  kind kind_;
+  action_options options_;
+  bool present_ = false;
+  detail::erased_value value_;
+  // Spacing bookkeeping: the tag of the latest event scheduled (under the scheduler's lock).
+  std::optional<tag> last_scheduled_;
+};
+
+// Shared reading interface of logical and physical actions.
+template <class T>
+class valued_action : public action_base {
+ public:
+  using value_type = T;
+  // (The return type is spelled so that it is well-formed for T = void, where these do not
+  // exist.)
+  std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
+    return value().template get<T>();
+  }
+  std::add_lvalue_reference_t<const T> operator*() const requires(!std::is_void_v<T>) {
+    return get();
+  }
+
+ protected:
+  using action_base::action_base;
+};
+
+// Scheduled by reactions that declare it as an effect (through the body's scheduler handle).
+template <class T = void>
+class logical_action final : public valued_action<T> {
+ public:
+  logical_action(reactor* container, std::string name, action_options options = {})
+      : valued_action<T>(std::move(name), container, action_base::kind::logical, options) {}
+};
+
+// Scheduled from anywhere: another thread, a callback, an actor (interop), or a reaction
+// that declared it as an effect. The tag comes from the physical clock, so its order with
+// other events is not deterministic; everything after it is.
+template <class T = void>
+class physical_action final : public valued_action<T> {
+ public:
+  physical_action(reactor* container, std::string name, action_options options = {})
+      : valued_action<T>(std::move(name), container, action_base::kind::physical, options) {}
+
+  template <class V>
+  requires(!std::is_void_v<T> &&
+           std::is_constructible_v<T, V&&>) void schedule(V&& value,
+                                                          duration delay = duration::zero()) {
+    this->schedule_physical(detail::erased_value::of(T(std::forward<V>(value))), delay);
+  }
+  void schedule(duration delay = duration::zero()) requires std::is_void_v<T> {
+    this->schedule_physical(detail::erased_value::empty_present(), delay);
+  }
+};
+
+// Fires at start + offset, then every period (period zero: once).
+class timer final : public action_base {
+ public:
+  timer(reactor* container, std::string name, duration offset = duration::zero(),
+        duration period = duration::zero())
+      : action_base(std::move(name), container, kind::timer), offset_(offset), period_(period) {}
+  duration offset() const noexcept { return offset_; }
+  duration period() const noexcept { return period_; }
+
+ private:
+  duration offset_;
+  duration period_;
+};
+
+// Present at the first tag (startup) and at the last tag (shutdown) of a run. Every reactor
+// has one of each: `triggers(startup)`.
+class startup_trigger final : public action_base {
+ public:
+  explicit startup_trigger(reactor* container) : action_base("startup", container, kind::startup) {}
+};
+class shutdown_trigger final : public action_base {
+ public:
+  explicit shutdown_trigger(reactor* container)
+      : action_base("shutdown", container, kind::shutdown) {}
+};
+
+}  // namespace spate::reactor

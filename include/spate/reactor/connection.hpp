@@ -1,0 +1,62 @@
+#pragma once
+// Connections (LF paper, Sect. 2.1 and 2.4), as a reactor declares them in its constructor:
+//
+//   connect(a.out, b.in);                          // same tag
+//   connect(a.out, b.in).after(10ms);              // 10 ms later in logical time
+//   connect(a.out, b.in).after(0ns);               // the next microstep
+//   connect(a.out, b.in).physical();               // at the physical time of arrival
+//   connect(sources.ports(&src::out), sink.in);    // bank to multiport, one to one in order
+//   connect(broadcast(a.out), b.in);               // one value to every channel
+//
+// Both sides are port lists; their channels are paired in order and the widths must be equal
+// unless the left side is a broadcast. A connection goes from an input of the declaring
+// reactor or an output of a contained one, to an output of the declaring reactor or an input
+// of a contained one. Checked at assembly; errors name the ports.
+#include <optional>
+#include <vector>
+
+#include "spate/reactor/port_list.hpp"
+#include "spate/reactor/tag.hpp"
+
+namespace spate::reactor {
+
+class connection {
+ public:
+  // A logical delay; zero means the next microstep.
+  connection& after(duration delay) {
+    delay_ = delay;
+    return *this;
+  }
+  // The value arrives at a tag taken from the physical clock (plus `delay`) when it is sent.
+  connection& physical(duration delay = duration::zero()) {
+    physical_ = true;
+    delay_ = delay;
+    return *this;
+  }
+  bool is_delayed() const noexcept { return delay_.has_value(); }
+  bool is_physical() const noexcept { return physical_; }
+  std::optional<duration> delay() const noexcept { return delay_; }
+
+  connection(std::vector<port_base*> from, std::vector<port_base*> to, bool broadcast)
+      : from_(std::move(from)), to_(std::move(to)), broadcast_(broadcast) {}
+
+ private:
+  friend class detail::assembler;
+  std::vector<port_base*> from_, to_;
+  bool broadcast_;
+  std::optional<duration> delay_;
+  bool physical_ = false;
+};
+
+namespace detail {
+// A delayed or physical connection between two channels, after assembly: setting `from`
+// stages an event for `to`.
+struct delayed_connection {
+  port_base* from;
+  port_base* to;
+  duration delay;
+  bool physical;
+};
+}  // namespace detail
+
+}  // namespace spate::reactor

@@ -1,0 +1,179 @@
+#pragma once
+// Runs a reactor program's tags on the shared worker pool (LF paper, Sect. 4.3, and beyond).
+//
+// # One tag
+//
+// At the start of a tag the *advancer* (the one thread allowed to move time, see below)
+// takes the tag's events from the queue and delivers them: actions, timers and delayed
+// inputs become present and mark the reactions they trigger. From those seed reactions it
+// computes the tag's *cone*: every reaction reachable from a seed in the dependency graph.
+// Only cone reactions can run at this tag, so nothing else is looked at.
+//
+// - precise mode: each cone reaction gets a counter of its predecessors in the cone. A
+//   reaction whose counter reaches zero is *ready*: it runs when triggered and is skipped
+//   when not (then nothing upstream set its triggers, and nothing will), and either way its
+//   completion decrements its successors. So a reaction starts as soon as the reactions it
+//   depends on at this tag are done, whatever their levels.
+// - levels mode (the paper's): the cone's reactions are bucketed by level; the triggered
+//   reactions of one level run in parallel, and the last to finish starts the next level.
+//
+// The thread that completes a ready reaction runs one newly ready reaction itself (a chain
+// of reactions stays on one worker, cache-hot) and hands the others to the pool as tasks.
+// The thread that completes the tag's last reaction ends the tag: it clears the ports and
+// actions, merges the events the reactions staged (in reaction order, so spacing and
+// same-tag replacement are deterministic) and becomes the advancer for the next tag.
+//
+// # Who may advance time (the advancer token)
+//
+// `phase_` (under `mutex_`) says who holds the token:
+//   running_tag   — a thread is running a tag or about to begin one; only it advances.
+//   waiting_timer — nobody: the next tag is in the future; a runtime timer is armed for it
+//                   (`wake_generation_` identifies the live timer).
+//   waiting_event — nobody: the queue is empty and the program is kept alive.
+//   finished      — the shutdown tag has run.
+// Leaving a waiting phase (a timer fires with the live generation, a physical action or a
+// stop request arrives) sets running_tag and schedules the starter task, under the lock, so
+// exactly one thread gets the token. Waiting costs no CPU: the workers park, and the
+// runtime's timers wake one at the deadline. The lock is the whole handshake: every
+// transition and every queue access happen under it, so no wake-up can be lost between a
+// waiter's "nothing to do" and an event's arrival.
+//
+// # Memory ordering within a tag
+//
+// Per-tag fields of reactions (cone stamp, counters, triggered flags) are written by the
+// advancer before it hands out the first ready reaction (pool scheduling publishes them). A
+// reaction's writes (port values, triggered flags of readers) happen before its completion's
+// acq_rel decrement of each successor's counter, and a successor runs only after the
+// decrement that brought its counter to zero: every write it may read is visible. In levels
+// mode the acq_rel level counter plays that part.
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "spate/reactor/action.hpp"
+#include "spate/reactor/connection.hpp"
+#include "spate/reactor/detail/event_queue.hpp"
+#include "spate/reactor/environment.hpp"
+#include "spate/reactor/reaction.hpp"
+#include "spate/reactor/trace.hpp"
+#include "spate/scheduler/task.hpp"
+#include "spate/scheduler/timer_queue.hpp"
+
+namespace spate {
+class runtime;
+}
+
+namespace spate::reactor::detail {
+
+struct program {
+  std::vector<reaction*> reactions;  // in index order (level, then reactor tree)
+  std::vector<action_base*> startup_triggers, shutdown_triggers;
+  std::vector<timer*> timers;
+  std::vector<std::string> reaction_names;  // fully qualified, by index
+  std::vector<std::unique_ptr<delayed_connection>> delayed_connections;
+  bool has_physical_inputs = false;
+  std::size_t level_count = 0;
+};
+
+class reaction_scheduler {
+ public:
+  reaction_scheduler(spate::runtime& rt, const environment_options& options, program prog);
+  ~reaction_scheduler();  // waits for threads still returning from this program's tasks
+
+  void start();
+  void wait();
+  bool wait_for(duration timeout);
+  void request_stop();
+  bool is_finished() const;
+
+  // The tag being run; for reactions (written before they start).
+  tag current_tag() const noexcept { return current_; }
+  time_point start_time() const noexcept { return start_time_; }
+  const program& assembled() const noexcept { return program_; }
+  const trace_recorder& trace() const noexcept { return trace_; }
+
+  // Any thread.
+  void schedule_physical(action_base& action, erased_value value, duration delay);
+  // A reaction task's resume: runs `first` and what becomes ready after it.
+  void run_from(reaction* first, std::size_t budget);
+
+ private:
+  enum class phase { not_started, running_tag, waiting_timer, waiting_event, finished };
+  class starter final : public task {
+   public:
+    explicit starter(reaction_scheduler& s) : scheduler_(&s) {}
+    resume_result resume(std::size_t budget) override;
+
+   private:
+    reaction_scheduler* scheduler_;
+  };
+
+  // Holding the token; each returns the next reaction to run on this thread, or null.
+  reaction* advance(std::unique_lock<std::mutex>& lock);
+  reaction* begin_tag(const tag& t, bool is_stop_tag, std::unique_lock<std::mutex>& lock);
+  reaction* execute(reaction* r);
+  reaction* complete_precise(reaction* r);
+  reaction* complete_level(reaction* r);
+  reaction* start_next_level();
+  reaction* end_tag();
+  void hand_out(reaction* r, reaction*& keep);
+
+  // Under mutex_.
+  void place_locked(event_target* target, action_base* action, tag at, erased_value value);
+  void set_stop_locked(const tag& at);
+  void wake_locked(const tag& at);
+  void finish_locked();
+  void on_timer(std::uint64_t generation);
+
+  spate::runtime* runtime_;
+  environment_options options_;
+  program program_;
+  bool keep_alive_;
+  starter starter_{*this};
+  trace_recorder trace_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable finished_cv_;
+  phase phase_ = phase::not_started;
+  event_queue queue_;
+  std::uint64_t wake_generation_ = 0;
+  timer_queue::timer_id timer_ = 0;
+  tag waiting_for_{};
+  std::optional<tag> stop_tag_;
+  tag last_tag_{};  // the tag running or last run
+  std::exception_ptr error_;
+
+  // The running tag (advancer-owned).
+  tag current_{};
+  time_point start_time_{};
+  std::uint64_t generation_ = 0;
+  bool is_stop_tag_ = false;
+  std::vector<reaction*> cone_;
+  std::vector<event> delivered_events_;
+  std::vector<event_target*> delivered_;
+  std::vector<reaction*> staged_by_;
+  std::vector<reaction*> ready_;
+  std::atomic<std::size_t> remaining_{0};
+  // levels mode
+  std::vector<std::vector<reaction*>> by_level_;
+  std::size_t current_level_ = 0;
+  std::atomic<std::size_t> level_remaining_{0};
+
+  std::atomic<int> threads_inside_{0};
+  // What a runtime timer holds: it outlives the scheduler, which unhooks itself on
+  // destruction, so a timer firing late finds nobody instead of freed memory.
+  struct timer_link {
+    std::mutex mutex;
+    reaction_scheduler* scheduler = nullptr;
+    void fire(std::uint64_t generation);
+  };
+  std::shared_ptr<timer_link> timer_link_;
+};
+
+}  // namespace spate::reactor::detail

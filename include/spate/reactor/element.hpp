@@ -1,0 +1,65 @@
+#pragma once
+// What every part of a reactor program has: a name, a container, and a fully qualified name
+// ("main.sensor[2].out") that every error message uses.
+#include <string>
+#include <vector>
+
+#include "spate/reactor/detail/erased_value.hpp"
+
+namespace spate::reactor {
+
+class reactor;
+class reaction;
+class environment;
+
+class element {
+ public:
+  element(const element&) = delete;
+  element& operator=(const element&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  // The reactor this element belongs to; null for a top-level reactor.
+  reactor* container() const noexcept { return container_; }
+  std::string fully_qualified_name() const;
+
+ protected:
+  element(std::string name, reactor* container);
+  ~element() = default;
+
+ private:
+  std::string name_;
+  reactor* container_;
+};
+
+namespace detail {
+
+// Something an event of the event queue makes present at a tag: an action, a timer, the
+// startup and shutdown triggers, or the input at the end of a delayed connection.
+class event_target {
+ public:
+  // What the scheduler does after delivering: a periodic timer places its next event, an
+  // input at the end of a delayed connection forwards along further delayed connections.
+  enum class target_kind : unsigned char { port, timer, other };
+
+  explicit event_target(target_kind kind) noexcept : kind_(kind) {}
+  virtual ~event_target() = default;
+  target_kind kind() const noexcept { return kind_; }
+  // At the start of the event's tag, on the thread that advances time (no reaction runs).
+  virtual void deliver(erased_value value) = 0;
+  // At the end of that tag: absent again.
+  virtual void clear() noexcept = 0;
+  // The reactions this target's presence triggers (computed at assembly).
+  const std::vector<reaction*>& triggered_reactions() const noexcept { return triggered_; }
+  // The element this target is, for error messages and traces.
+  virtual const element& as_element() const noexcept = 0;
+
+ protected:
+  friend class assembler;
+  std::vector<reaction*> triggered_;
+
+ private:
+  target_kind kind_;
+};
+
+}  // namespace detail
+}  // namespace spate::reactor

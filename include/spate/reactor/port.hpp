@@ -1,0 +1,153 @@
+#pragma once
+// Ports (LF paper, Sect. 2.1): typed inputs and outputs of a reactor. A port holds at most
+// one value per tag and is absent again at the next tag. Ports joined by connections without
+// a delay share one value: every reader reads the writer's port (its *root*), so a value
+// read by many readers is neither copied nor counted.
+//
+// Reading is public (`get`, `is_present`); writing is not: a reaction sets a port only
+// through the writer its `effects(...)` declaration hands to its body, so setting a port that
+// was not declared as an effect does not compile.
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "spate/reactor/element.hpp"
+
+namespace spate::reactor {
+
+namespace detail {
+class assembler;
+class reaction_scheduler;
+struct delayed_connection;
+}  // namespace detail
+
+enum class port_direction { input, output };
+
+class port_base : public element, public detail::event_target {
+ public:
+  port_direction direction() const noexcept { return direction_; }
+  bool is_input() const noexcept { return direction_ == port_direction::input; }
+  // Present at the current tag. Call only from a reaction that declared this port as a
+  // trigger or a source (or an effect it set): that is what orders the read after the write.
+  bool is_present() const noexcept { return root_->present_; }
+  const element& as_element() const noexcept override { return *this; }
+
+ protected:
+  port_base(std::string name, reactor* container, port_direction direction);
+  [[noreturn]] void throw_absent() const;
+  const detail::erased_value& root_value() const noexcept { return root_->value_; }
+
+ private:
+  friend class detail::assembler;
+  friend class detail::reaction_scheduler;
+  friend class reaction;
+  friend void set_port_value(reaction&, port_base&, detail::erased_value);
+  void deliver(detail::erased_value value) override {
+    value_ = std::move(value);
+    present_ = true;
+  }
+  void clear() noexcept override {
+    present_ = false;
+    value_.reset();
+  }
+
+  port_direction direction_;
+  port_base* root_ = this;           // the port whose value this one reads (assembly)
+  port_base* inward_ = nullptr;      // the upstream end of this port's connection, if any
+  bool inward_is_delayed = false;    // that connection has an `after` delay or is physical
+  std::vector<port_base*> outward_;  // downstream ends of connections without delay
+  std::vector<detail::delayed_connection*> delayed_;  // delayed connections from the closure
+  std::vector<reaction*> readers_;  // reactions that declared it as trigger or source
+  std::vector<reaction*> writers_;  // reactions that declared it as an effect
+  bool present_ = false;
+  detail::erased_value value_;
+};
+
+template <class T>
+class port : public port_base {
+ public:
+  using value_type = T;
+  // The value at the current tag; throws std::logic_error (naming the port) when absent.
+  const T& get() const {
+    if (!is_present()) throw_absent();
+    return root_value().template get<T>();
+  }
+  const T& operator*() const { return get(); }
+  const T* operator->() const { return &get(); }
+  // The value as a shared immutable pointer (for keeping it beyond the tag without a copy of
+  // a large value); null when absent.
+  std::shared_ptr<const T> get_shared() const {
+    if (!is_present()) return nullptr;
+    return root_value().template get_shared<T>();
+  }
+
+ protected:
+  using port_base::port_base;
+};
+
+template <class T>
+class input final : public port<T> {
+ public:
+  input(reactor* container, std::string name)
+      : port<T>(std::move(name), container, port_direction::input) {}
+};
+
+template <class T>
+class output final : public port<T> {
+ public:
+  output(reactor* container, std::string name)
+      : port<T>(std::move(name), container, port_direction::output) {}
+};
+
+// A port of a width fixed when it is made (LF's multiport): `in[i]` is the i-th channel.
+// Channels are ordinary ports named "in[i]", so they connect, trigger and are read as ports.
+template <class Port>
+class multiport {
+ public:
+  using port_type = Port;
+  using value_type = typename Port::value_type;
+
+  multiport(reactor* container, std::string name, std::size_t width) : name_(std::move(name)) {
+    for (std::size_t i = 0; i < width; ++i)
+      ports_.emplace_back(container, name_ + "[" + std::to_string(i) + "]");
+  }
+  multiport(const multiport&) = delete;
+  multiport& operator=(const multiport&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  std::size_t width() const noexcept { return ports_.size(); }
+  std::size_t size() const noexcept { return ports_.size(); }
+  Port& operator[](std::size_t i) { return ports_[i]; }
+  const Port& operator[](std::size_t i) const { return ports_[i]; }
+  auto begin() { return ports_.begin(); }
+  auto end() { return ports_.end(); }
+  auto begin() const { return ports_.begin(); }
+  auto end() const { return ports_.end(); }
+
+  // The channels present at this tag, in increasing order (LF's sparse iteration).
+  std::vector<std::size_t> present_indices() const {
+    std::vector<std::size_t> present;
+    for (std::size_t i = 0; i < ports_.size(); ++i)
+      if (ports_[i].is_present()) present.push_back(i);
+    return present;
+  }
+  bool any_present() const {
+    for (const Port& p : ports_)
+      if (p.is_present()) return true;
+    return false;
+  }
+
+ private:
+  std::string name_;
+  std::deque<Port> ports_;  // deque: ports never move
+};
+
+template <class T>
+using multiport_input = multiport<input<T>>;
+template <class T>
+using multiport_output = multiport<output<T>>;
+
+}  // namespace spate::reactor

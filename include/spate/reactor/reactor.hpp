@@ -1,0 +1,168 @@
+#pragma once
+// A reactor (LF paper, Sect. 2): a class whose members are its ports, actions, timers, state
+// and contained reactors, and whose constructor declares its reactions and the connections
+// between what it contains. Parameters are constructor arguments.
+//
+//   struct gain : reactor {
+//     input<int> in{this, "in"};
+//     output<int> out{this, "out"};
+//     int factor;
+//     gain(context ctx, int factor) : reactor(ctx), factor(factor) {
+//       reaction("scale").triggers(in).effects(out).body(
+//           [this](port_writer<int>& out) { out.set(in.get() * factor); });
+//     }
+//   };
+//   struct top : reactor {
+//     source s{{this, "s"}};
+//     gain g{{this, "g"}, 2};
+//     explicit top(context ctx) : reactor(ctx) { connect(s.out, g.in); }
+//   };
+//   environment env{rt};
+//   env.make_top<top>("main");
+//   env.run();
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "spate/reactor/action.hpp"
+#include "spate/reactor/connection.hpp"
+#include "spate/reactor/port_list.hpp"
+#include "spate/reactor/reaction.hpp"
+#include "spate/reactor/tag.hpp"
+
+namespace spate::reactor {
+
+class reactor : public element {
+  // The registries come first: the startup and shutdown members below register in them.
+  std::vector<port_base*> ports_;
+  std::vector<action_base*> actions_;
+  std::vector<reactor*> children_;
+  std::vector<std::unique_ptr<spate::reactor::reaction>> reactions_;
+  std::deque<connection> connections_;
+  std::vector<std::string> reactions_without_body_;
+
+ public:
+  // Where a reactor is made: inside a container (`{this, "name"}`) or at the top of an
+  // environment (environment::make_top does this).
+  struct context {
+    context(reactor* container, std::string name) : container(container), name(std::move(name)) {}
+    context(reactor* container, std::string name, std::size_t bank_index, std::size_t bank_width)
+        : container(container),
+          name(std::move(name)),
+          bank_index(bank_index),
+          bank_width(bank_width) {}
+    context(environment& env, std::string name) : env(&env), name(std::move(name)) {}
+
+    reactor* container = nullptr;
+    environment* env = nullptr;
+    std::string name;
+    std::size_t bank_index = 0;
+    std::size_t bank_width = 0;  // 0: not in a bank
+  };
+
+  explicit reactor(context ctx);
+  virtual ~reactor();
+
+  environment& env() const noexcept { return *env_; }
+  // The index in its bank (0 when not in a bank) and the bank's width (1 when not in one).
+  std::size_t bank_index() const noexcept { return bank_index_; }
+  std::size_t bank_width() const noexcept { return bank_width_ == 0 ? 1 : bank_width_; }
+
+  // Time, for reactions (LF's lf.time.*). Logical time is the current tag's.
+  tag current_tag() const noexcept;
+  time_point logical_time() const noexcept { return current_tag().time; }
+  microstep get_microstep() const noexcept { return current_tag().step; }
+  duration elapsed_logical_time() const noexcept;
+  time_point physical_time() const noexcept { return clock::now(); }
+  duration elapsed_physical_time() const noexcept;
+  time_point start_time() const noexcept;
+  // Shutdown at the next microstep (any thread).
+  void request_stop();
+
+  startup_trigger startup{this};
+  shutdown_trigger shutdown{this};
+
+ protected:
+  // Starts declaring a reaction; reactions run in the order they are declared. An empty name
+  // becomes "reaction_N" (N its priority).
+  reaction_builder<> reaction(std::string name = {}) { return {*this, std::move(name)}; }
+
+  template <port_selection From, port_selection To>
+  connection& connect(From&& from, To&& to) {
+    static_assert(std::is_same_v<port_list_value_t<From>, port_list_value_t<To>>,
+                  "connect: both sides must carry the same value type");
+    auto f = as_port_list(from);
+    auto t = as_port_list(to);
+    std::vector<port_base*> fb(f.begin(), f.end());
+    std::vector<port_base*> tb(t.begin(), t.end());
+    return add_connection(std::move(fb), std::move(tb), f.is_broadcast());
+  }
+
+ private:
+  friend class element;
+  friend class port_base;
+  friend class action_base;
+  friend class spate::reactor::reaction;
+  friend class detail::assembler;
+  friend std::size_t detail::next_reaction_priority(reactor&);
+  friend void detail::add_reaction(reactor&, std::unique_ptr<spate::reactor::reaction>);
+  friend void detail::note_reaction_without_body(reactor&, const std::string&);
+  connection& add_connection(std::vector<port_base*> from, std::vector<port_base*> to,
+                             bool broadcast);
+
+  environment* env_;
+  std::size_t bank_index_;
+  std::size_t bank_width_;
+};
+
+// N instances of a reactor (LF's bank): instance i is named "name[i]" and has bank_index() i.
+// Constructor arguments after the width are passed to every instance.
+template <class R>
+requires std::is_base_of_v<reactor, R>
+class bank {
+ public:
+  template <class... Args>
+  bank(reactor* container, std::string name, std::size_t width, const Args&... args)
+      : name_(std::move(name)) {
+    for (std::size_t i = 0; i < width; ++i)
+      instances_.emplace_back(
+          reactor::context{container, name_ + "[" + std::to_string(i) + "]", i, width}, args...);
+  }
+  bank(const bank&) = delete;
+  bank& operator=(const bank&) = delete;
+
+  std::size_t size() const noexcept { return instances_.size(); }
+  std::size_t width() const noexcept { return instances_.size(); }
+  R& operator[](std::size_t i) { return instances_[i]; }
+  auto begin() { return instances_.begin(); }
+  auto end() { return instances_.end(); }
+
+  // The same port (or multiport) of every instance, instance-major: b[0].out, b[1].out, ...
+  // (for multiports: b[0].out[0], b[0].out[1], b[1].out[0], ...).
+  template <class Member>
+  auto ports(Member R::*member) {
+    port_list<port_list_value_t<Member>> list;
+    for (R& r : instances_) list.append(as_port_list(r.*member));
+    return list;
+  }
+  // LF's `interleaved(b.out)`: channel-major, b[0].out[0], b[1].out[0], b[0].out[1], ...
+  template <class P>
+  auto interleaved(multiport<P> R::*member) {
+    port_list<typename P::value_type> list;
+    std::size_t channels = instances_.empty() ? 0 : (instances_.front().*member).width();
+    for (std::size_t c = 0; c < channels; ++c)
+      for (R& r : instances_) list.append((r.*member)[c]);
+    return list;
+  }
+
+ private:
+  std::string name_;
+  std::deque<R> instances_;
+};
+
+}  // namespace spate::reactor

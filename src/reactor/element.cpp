@@ -1,0 +1,116 @@
+// Elements of a reactor program: names, registration in their reactor, and the port and
+// action operations that reach the scheduler.
+#include <stdexcept>
+
+#include "spate/reactor/detail/reaction_scheduler.hpp"
+#include "spate/reactor/environment.hpp"
+#include "spate/reactor/reactor.hpp"
+
+namespace spate::reactor {
+
+element::element(std::string name, reactor* container)
+    : name_(std::move(name)), container_(container) {}
+
+std::string element::fully_qualified_name() const {
+  if (container_ == nullptr) return name_;
+  return container_->fully_qualified_name() + "." + name_;
+}
+
+port_base::port_base(std::string name, reactor* container, port_direction direction)
+    : element(std::move(name), container), event_target(target_kind::port), direction_(direction) {
+  if (container == nullptr) throw std::invalid_argument("a port needs its reactor: {this, name}");
+  container->ports_.push_back(this);
+}
+
+void port_base::throw_absent() const {
+  throw std::logic_error("port " + fully_qualified_name() +
+                         " is absent at this tag (check is_present() before get())");
+}
+
+action_base::action_base(std::string name, reactor* container, kind k, action_options options)
+    : element(std::move(name), container),
+      event_target(k == kind::timer ? target_kind::timer : target_kind::other),
+      kind_(k),
+      options_(options) {
+  if (container == nullptr)
+    throw std::invalid_argument("an action needs its reactor: {this, name}");
+  if (options.min_delay < duration::zero() || options.min_spacing < duration::zero())
+    throw std::invalid_argument("action " + fully_qualified_name() +
+                                ": min_delay and min_spacing must not be negative");
+  container->actions_.push_back(this);
+}
+
+void action_base::schedule_physical(detail::erased_value value, duration delay) {
+  if (delay < duration::zero())
+    throw std::invalid_argument("action " + fully_qualified_name() +
+                                ": a negative delay cannot be scheduled");
+  auto* scheduler = container()->env().scheduler();
+  if (scheduler == nullptr)
+    throw std::logic_error("physical action " + fully_qualified_name() +
+                           " scheduled before its environment was assembled");
+  scheduler->schedule_physical(*this, std::move(value), delay);
+}
+
+reaction::reaction(std::string name, reactor* container, std::size_t priority)
+    : element(name.empty() ? "reaction_" + std::to_string(priority) : std::move(name), container),
+      priority_(priority) {}
+
+resume_result reaction::resume(std::size_t budget) {
+  scheduler_->run_from(this, budget);
+  return resume_result::awaiting;
+}
+
+void reaction::stage_logical(action_base& action, detail::erased_value value, duration delay) {
+  if (delay < duration::zero())
+    throw std::invalid_argument("action " + action.fully_qualified_name() +
+                                ": a negative delay cannot be scheduled");
+  if (action.action_kind() == action_base::kind::physical) {
+    scheduler_->schedule_physical(action, std::move(value), delay);
+    return;
+  }
+  staged_.push_back(detail::staged_event{&action, &action, std::move(value),
+                                         action.options().min_delay + delay, false});
+}
+
+void set_port_value(reaction& by, port_base& port, detail::erased_value value) {
+  port.value_ = std::move(value);
+  port.present_ = true;
+  by.set_ports_.push_back(&port);
+  for (reaction* r : port.triggered_) r->triggered_.store(true, std::memory_order_relaxed);
+  for (detail::delayed_connection* c : port.delayed_)
+    by.staged_.push_back(detail::staged_event{c->to, nullptr, port.value_, c->delay, c->physical});
+}
+
+namespace detail {
+
+void declare_trigger(reaction& r, action_base& a) {
+  r.trigger_actions_.push_back(&a);
+}
+void declare_port(reaction& r, port_base& p, int role) {
+  switch (role) {
+    case 0:
+      r.trigger_ports_.push_back(&p);
+      break;
+    case 1:
+      r.source_ports_.push_back(&p);
+      break;
+    default:
+      r.effect_ports_.push_back(&p);
+      break;
+  }
+}
+void declare_effect_action(reaction& r, action_base& a) {
+  r.effect_actions_.push_back(&a);
+}
+std::size_t next_reaction_priority(reactor& owner) {
+  return owner.reactions_.size() + 1;
+}
+void add_reaction(reactor& owner, std::unique_ptr<reaction> r) {
+  owner.reactions_.push_back(std::move(r));
+}
+void note_reaction_without_body(reactor& owner, const std::string& name) {
+  owner.reactions_without_body_.push_back(name.empty() ? "(unnamed)" : name);
+}
+
+}  // namespace detail
+}  // namespace spate::reactor

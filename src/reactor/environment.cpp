@@ -1,0 +1,109 @@
+#include "spate/reactor/environment.hpp"
+
+#include <fstream>
+
+#include "spate/reactor/detail/assembler.hpp"
+#include "spate/reactor/detail/reaction_scheduler.hpp"
+#include "spate/scheduler/runtime.hpp"
+
+namespace spate::reactor {
+
+environment::environment(spate::runtime& rt, environment_options options)
+    : runtime_(&rt), options_(options) {
+  if (options_.timeout && *options_.timeout < duration::zero())
+    throw std::invalid_argument("environment_options::timeout must not be negative");
+}
+
+environment::~environment() {
+  if (shutdown_step_ != 0) runtime_->remove_shutdown_step(shutdown_step_);
+  if (scheduler_ != nullptr) {
+    scheduler_->request_stop();
+    try {
+      scheduler_->wait();
+    } catch (...) {  // the error was the program's; a destructor does not rethrow it
+    }
+  }
+  scheduler_.reset();  // before the reactors, whose reactions it points to
+  tops_.clear();
+}
+
+void environment::check_not_assembled(const char* what) const {
+  if (scheduler_ != nullptr)
+    throw std::logic_error(std::string("environment::") + what +
+                           ": the program is already assembled");
+}
+
+void environment::assemble() {
+  if (scheduler_ != nullptr) return;
+  if (tops_.empty()) throw assembly_error("the environment has no reactors (make_top first)");
+  std::vector<reactor*> tops;
+  for (auto& t : tops_) tops.push_back(t.get());
+  scheduler_ = std::make_unique<detail::reaction_scheduler>(*runtime_, options_,
+                                                            detail::assembler::assemble(tops));
+}
+
+void environment::start() {
+  assemble();
+  if (runtime_->is_shut_down())
+    throw std::logic_error("environment::start: the runtime is shut down");
+  // Runtime shutdown, step 1: the program stops at its next microstep.
+  shutdown_step_ = runtime_->on_shutdown([s = scheduler_.get()] {
+    s->request_stop();
+    try {
+      s->wait();
+    } catch (...) {
+    }
+  });
+  scheduler_->start();
+}
+
+void environment::wait() {
+  if (scheduler_ == nullptr) throw std::logic_error("environment::wait: not started");
+  if (runtime_->pool().is_worker_thread())
+    throw std::logic_error(
+        "environment::wait called on a worker of its runtime: it would wait "
+        "for itself");
+  scheduler_->wait();
+}
+
+bool environment::wait_for(duration timeout) {
+  if (scheduler_ == nullptr) throw std::logic_error("environment::wait_for: not started");
+  return scheduler_->wait_for(timeout);
+}
+
+void environment::request_stop() {
+  if (scheduler_ != nullptr) scheduler_->request_stop();
+}
+
+bool environment::is_finished() const {
+  return scheduler_ != nullptr && scheduler_->is_finished();
+}
+
+tag environment::current_tag() const noexcept {
+  return scheduler_ == nullptr ? tag{} : scheduler_->current_tag();
+}
+
+time_point environment::start_time() const noexcept {
+  return scheduler_ == nullptr ? time_point{} : scheduler_->start_time();
+}
+
+std::size_t environment::reaction_count() const {
+  return scheduler_ == nullptr ? 0 : scheduler_->assembled().reactions.size();
+}
+
+std::size_t environment::level_count() const {
+  return scheduler_ == nullptr ? 0 : scheduler_->assembled().level_count;
+}
+
+std::string environment::trace_json() const {
+  if (scheduler_ == nullptr) return R"({"traceEvents":[]})";
+  return scheduler_->trace().to_json();
+}
+
+void environment::write_trace(const std::string& path) const {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write the trace to " + path);
+  out << trace_json();
+}
+
+}  // namespace spate::reactor

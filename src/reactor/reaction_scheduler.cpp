@@ -1,0 +1,429 @@
+#include "spate/reactor/detail/reaction_scheduler.hpp"
+
+#include <algorithm>
+
+#include "spate/scheduler/runtime.hpp"
+
+namespace spate::reactor::detail {
+
+namespace {
+// Counts a thread inside the scheduler's code, so the destructor can wait for it to leave
+// (the thread that ends the program notifies the waiter and then still returns through
+// here).
+class inside_guard {
+ public:
+  explicit inside_guard(std::atomic<int>& count) : count_(&count) {
+    count_->fetch_add(1, std::memory_order_relaxed);
+  }
+  ~inside_guard() { count_->fetch_sub(1, std::memory_order_release); }
+  inside_guard(const inside_guard&) = delete;
+  inside_guard& operator=(const inside_guard&) = delete;
+
+ private:
+  std::atomic<int>* count_;
+};
+}  // namespace
+
+reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_options& options,
+                                       program prog)
+    : runtime_(&rt),
+      options_(options),
+      program_(std::move(prog)),
+      keep_alive_(options.keep_alive.value_or(program_.has_physical_inputs)),
+      trace_(options.trace),
+      timer_link_(std::make_shared<timer_link>()) {
+  timer_link_->scheduler = this;
+  for (reaction* r : program_.reactions) r->scheduler_ = this;
+  by_level_.resize(program_.level_count);
+}
+
+void reaction_scheduler::timer_link::fire(std::uint64_t generation) {
+  std::lock_guard lock(mutex);
+  if (scheduler != nullptr) scheduler->on_timer(generation);
+}
+
+reaction_scheduler::~reaction_scheduler() {
+  {
+    std::unique_lock lock(mutex_);
+    if (timer_ != 0) runtime_->timers().cancel(timer_);
+    ++wake_generation_;
+  }
+  {
+    std::lock_guard lock(timer_link_->mutex);  // a firing timer finishes first
+    timer_link_->scheduler = nullptr;
+  }
+  while (threads_inside_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+}
+
+// ---------------------------------------------------------------- starting and stopping
+
+void reaction_scheduler::start() {
+  std::unique_lock lock(mutex_);
+  if (phase_ != phase::not_started)
+    throw std::logic_error("the reactor program was already started");
+  start_time_ = clock::now();
+  tag first{start_time_, 0};
+  last_tag_ = first;
+  queue_.raise_to(first);  // physical actions scheduled before the start
+  for (action_base* s : program_.startup_triggers)
+    queue_.insert(first, s, erased_value::empty_present());
+  for (timer* t : program_.timers)
+    queue_.insert(tag{start_time_ + t->offset(), 0}, t, erased_value::empty_present());
+  if (options_.timeout) set_stop_locked(tag{start_time_ + *options_.timeout, 0});
+  if (stop_tag_ && *stop_tag_ < first) stop_tag_ = first;  // stop requested before start
+  phase_ = phase::running_tag;
+  lock.unlock();
+  runtime_->pool().schedule(&starter_);
+}
+
+void reaction_scheduler::request_stop() {
+  std::unique_lock lock(mutex_);
+  if (phase_ == phase::finished) return;
+  if (phase_ == phase::not_started) {
+    stop_tag_ = tag{};  // start() moves it to the first tag
+    return;
+  }
+  set_stop_locked(last_tag_.delayed_by(duration::zero()));
+  wake_locked(*stop_tag_);
+}
+
+void reaction_scheduler::set_stop_locked(const tag& at) {
+  if (!stop_tag_ || at < *stop_tag_) stop_tag_ = at;
+}
+
+bool reaction_scheduler::is_finished() const {
+  std::lock_guard lock(mutex_);
+  return phase_ == phase::finished;
+}
+
+void reaction_scheduler::wait() {
+  std::unique_lock lock(mutex_);
+  finished_cv_.wait(lock, [&] { return phase_ == phase::finished; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+bool reaction_scheduler::wait_for(duration timeout) {
+  std::unique_lock lock(mutex_);
+  if (!finished_cv_.wait_for(lock, timeout, [&] { return phase_ == phase::finished; }))
+    return false;
+  if (error_) std::rethrow_exception(error_);
+  return true;
+}
+
+void reaction_scheduler::finish_locked() {
+  phase_ = phase::finished;
+  if (timer_ != 0) runtime_->timers().cancel(timer_);
+  timer_ = 0;
+  queue_.clear();
+  finished_cv_.notify_all();
+}
+
+// ---------------------------------------------------------------- events from outside
+
+void reaction_scheduler::schedule_physical(action_base& action, erased_value value,
+                                           duration delay) {
+  std::unique_lock lock(mutex_);
+  if (phase_ == phase::finished) return;  // the program is over: nothing can react
+  tag at{clock::now() + action.options().min_delay + delay, 0};
+  if (phase_ != phase::not_started && at <= last_tag_) at = last_tag_.delayed_by(duration::zero());
+  place_locked(&action, &action, at, std::move(value));
+  if (phase_ != phase::not_started) wake_locked(at);
+}
+
+void reaction_scheduler::place_locked(event_target* target, action_base* action, tag at,
+                                      erased_value value) {
+  if (action != nullptr && action->options_.min_spacing > duration::zero() &&
+      action->last_scheduled_) {
+    const tag last = *action->last_scheduled_;
+    const time_point earliest = last.time + action->options_.min_spacing;
+    if (at.time < earliest) {
+      switch (action->options_.policy) {
+        case spacing_policy::drop:
+          return;
+        case spacing_policy::replace:
+          if (last > last_tag_ && queue_.replace(last, target, std::move(value))) return;
+          [[fallthrough]];
+        case spacing_policy::defer:
+          at = tag{earliest, 0};
+          break;
+      }
+    }
+  }
+  if (stop_tag_ && at > *stop_tag_) return;  // after the end: never delivered
+  if (action != nullptr) action->last_scheduled_ = at;
+  queue_.insert(at, target, std::move(value));
+}
+
+void reaction_scheduler::wake_locked(const tag& at) {
+  bool start_now =
+      phase_ == phase::waiting_event || (phase_ == phase::waiting_timer && at < waiting_for_);
+  if (!start_now) return;
+  if (phase_ == phase::waiting_timer && timer_ != 0) runtime_->timers().cancel(timer_);
+  timer_ = 0;
+  ++wake_generation_;  // a timer that fires anyway is stale
+  phase_ = phase::running_tag;
+  runtime_->pool().schedule(&starter_);
+}
+
+void reaction_scheduler::on_timer(std::uint64_t generation) {
+  std::unique_lock lock(mutex_);
+  if (phase_ != phase::waiting_timer || generation != wake_generation_) return;
+  timer_ = 0;
+  phase_ = phase::running_tag;
+  runtime_->pool().schedule(&starter_);
+}
+
+resume_result reaction_scheduler::starter::resume(std::size_t budget) {
+  reaction_scheduler* s = scheduler_;  // `this` may be scheduled again once time advanced
+  inside_guard inside(s->threads_inside_);
+  reaction* first;
+  {
+    std::unique_lock lock(s->mutex_);
+    first = s->advance(lock);
+  }
+  if (first != nullptr) s->run_from(first, budget);
+  return resume_result::awaiting;
+}
+
+// ---------------------------------------------------------------- advancing time
+
+reaction* reaction_scheduler::advance(std::unique_lock<std::mutex>& lock) {
+  for (;;) {
+    std::optional<tag> next = queue_.earliest();
+    if (stop_tag_ && (!next || *next > *stop_tag_)) next = *stop_tag_;
+    if (!next) {
+      if (keep_alive_) {
+        phase_ = phase::waiting_event;
+        return nullptr;
+      }
+      set_stop_locked(last_tag_.delayed_by(duration::zero()));  // starvation
+      continue;
+    }
+    if (!options_.fast && next->time > clock::now()) {
+      phase_ = phase::waiting_timer;
+      waiting_for_ = *next;
+      const std::uint64_t generation = ++wake_generation_;
+      timer_ = runtime_->timers().schedule_at(
+          next->time, [link = timer_link_, generation] { link->fire(generation); });
+      if (timer_ == 0) finish_locked();  // the runtime is shutting down
+      return nullptr;
+    }
+    const bool is_stop = stop_tag_ && *next == *stop_tag_;
+    reaction* first = begin_tag(*next, is_stop, lock);
+    if (first != nullptr || !lock.owns_lock()) return first;
+    // Nothing ran at this tag (no reaction triggered): end it and go on.
+    if (is_stop) {
+      finish_locked();
+      return nullptr;
+    }
+  }
+}
+
+reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
+                                        std::unique_lock<std::mutex>& lock) {
+  current_ = t;
+  last_tag_ = t;
+  is_stop_tag_ = is_stop_tag;
+  ++generation_;
+  if (trace_.enabled()) trace_.tag_started(t, start_time_);
+
+  // Deliver (under the lock: timers and delayed inputs place their next events).
+  queue_.take(t, delivered_events_);
+  delivered_.clear();
+  cone_.clear();
+  auto seed = [&](event_target* target) {
+    delivered_.push_back(target);
+    for (reaction* r : target->triggered_reactions()) {
+      r->triggered_.store(true, std::memory_order_relaxed);
+      if (r->cone_generation_ != generation_) {
+        r->cone_generation_ = generation_;
+        cone_.push_back(r);
+      }
+    }
+  };
+  for (event& e : delivered_events_) {
+    e.target->deliver(std::move(e.value));
+    seed(e.target);
+    if (e.target->kind() == event_target::target_kind::timer) {
+      auto* periodic = static_cast<timer*>(e.target);
+      if (periodic->period() > duration::zero())
+        place_locked(periodic, nullptr, tag{t.time + periodic->period(), 0},
+                     erased_value::empty_present());
+    } else if (e.target->kind() == event_target::target_kind::port) {
+      auto* p = static_cast<port_base*>(e.target);
+      for (delayed_connection* c : p->delayed_) {
+        tag at = c->physical
+                     ? std::max(tag{clock::now() + c->delay, 0}, t.delayed_by(duration::zero()))
+                     : t.delayed_by(c->delay);
+        place_locked(c->to, nullptr, at, p->value_);
+      }
+    }
+  }
+  if (is_stop_tag)
+    for (action_base* s : program_.shutdown_triggers) {
+      s->deliver(erased_value::empty_present());
+      seed(s);
+    }
+  delivered_events_.clear();
+  if (cone_.empty()) {
+    for (event_target* target : delivered_) target->clear();
+    return nullptr;
+  }
+  lock.unlock();
+
+  // The cone: everything reachable from the seeds.
+  for (std::size_t i = 0; i < cone_.size(); ++i)
+    for (reaction* s : cone_[i]->successors_)
+      if (s->cone_generation_ != generation_) {
+        s->cone_generation_ = generation_;
+        cone_.push_back(s);
+      }
+  remaining_.store(cone_.size(), std::memory_order_relaxed);
+
+  reaction* keep = nullptr;
+  if (options_.mode == scheduling_mode::precise) {
+    for (reaction* r : cone_) {
+      std::uint32_t pending = 0;
+      for (reaction* p : r->predecessors_)
+        if (p->cone_generation_ == generation_) ++pending;
+      r->pending_.store(pending, std::memory_order_relaxed);
+    }
+    // Collect before handing out: a handed-out reaction may complete at once and bring
+    // other counters to zero, and those are handed out by whoever completes it.
+    ready_.clear();
+    for (reaction* r : cone_)
+      if (r->pending_.load(std::memory_order_relaxed) == 0) ready_.push_back(r);
+    for (reaction* r : ready_) hand_out(r, keep);
+  } else {
+    for (auto& level : by_level_) level.clear();
+    for (reaction* r : cone_) by_level_[r->level_].push_back(r);
+    // start_next_level finds the first level with a triggered reaction.
+    current_level_ = static_cast<std::size_t>(-1);
+    keep = start_next_level();
+  }
+  return keep;
+}
+
+void reaction_scheduler::hand_out(reaction* r, reaction*& keep) {
+  if (keep == nullptr) {
+    keep = r;
+  } else {
+    runtime_->pool().schedule(r);
+  }
+}
+
+// ---------------------------------------------------------------- running reactions
+
+void reaction_scheduler::run_from(reaction* first, std::size_t budget) {
+  inside_guard inside(threads_inside_);
+  reaction* r = first;
+  std::size_t ran = 0;
+  while (r != nullptr) {
+    if (ran == budget) {  // let the worker's other tasks run; go on as a task
+      runtime_->pool().schedule(r);
+      return;
+    }
+    ++ran;
+    r = execute(r);
+  }
+}
+
+reaction* reaction_scheduler::execute(reaction* r) {
+  if (r->triggered_.load(std::memory_order_relaxed)) {
+    r->ran_ = true;
+    const bool traced = trace_.enabled();
+    const time_point begin = traced ? clock::now() : time_point{};
+    try {
+      if (r->deadline_ && clock::now() > current_.time + *r->deadline_) {
+        r->invoke_deadline_handler();
+      } else {
+        r->invoke();
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      set_stop_locked(current_.delayed_by(duration::zero()));
+    }
+    if (traced) trace_.reaction_ran(&program_.reaction_names[r->index_], begin, clock::now());
+  }
+  return options_.mode == scheduling_mode::precise ? complete_precise(r) : complete_level(r);
+}
+
+reaction* reaction_scheduler::complete_precise(reaction* r) {
+  // Skipped reactions complete here too, without a trip through the pool.
+  thread_local std::vector<reaction*> done;
+  done.clear();
+  done.push_back(r);
+  reaction* keep = nullptr;
+  std::size_t completed = 0;
+  while (!done.empty()) {
+    reaction* x = done.back();
+    done.pop_back();
+    ++completed;
+    for (reaction* s : x->successors_) {
+      if (s->cone_generation_ != generation_) continue;
+      if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      if (s->triggered_.load(std::memory_order_relaxed)) {
+        hand_out(s, keep);
+      } else {
+        done.push_back(s);
+      }
+    }
+  }
+  if (remaining_.fetch_sub(completed, std::memory_order_acq_rel) != completed) return keep;
+  return end_tag();  // the tag's last reaction: this thread advances
+}
+
+reaction* reaction_scheduler::complete_level(reaction* /*r*/) {
+  if (level_remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return nullptr;
+  return start_next_level();
+}
+
+reaction* reaction_scheduler::start_next_level() {
+  for (++current_level_; current_level_ < by_level_.size(); ++current_level_) {
+    std::size_t triggered = 0;
+    for (reaction* r : by_level_[current_level_])
+      if (r->triggered_.load(std::memory_order_relaxed)) ++triggered;
+    if (triggered == 0) continue;
+    level_remaining_.store(triggered, std::memory_order_relaxed);
+    reaction* keep = nullptr;
+    for (reaction* r : by_level_[current_level_])
+      if (r->triggered_.load(std::memory_order_relaxed)) hand_out(r, keep);
+    return keep;
+  }
+  return end_tag();
+}
+
+reaction* reaction_scheduler::end_tag() {
+  staged_by_.clear();
+  for (reaction* r : cone_) {
+    if (r->ran_) {
+      for (port_base* p : r->set_ports_) p->clear();
+      r->set_ports_.clear();
+      r->ran_ = false;
+      if (!r->staged_.empty()) staged_by_.push_back(r);
+    }
+    r->triggered_.store(false, std::memory_order_relaxed);
+  }
+  for (event_target* target : delivered_) target->clear();
+  std::sort(staged_by_.begin(), staged_by_.end(),
+            [](reaction* a, reaction* b) { return a->index_ < b->index_; });
+
+  std::unique_lock lock(mutex_);
+  for (reaction* r : staged_by_) {
+    for (staged_event& e : r->staged_) {
+      tag at = e.physical
+                   ? std::max(tag{clock::now() + e.delay, 0}, current_.delayed_by(duration::zero()))
+                   : current_.delayed_by(e.delay);
+      place_locked(e.target, e.action, at, std::move(e.value));
+    }
+    r->staged_.clear();
+  }
+  if (is_stop_tag_) {
+    finish_locked();
+    return nullptr;
+  }
+  return advance(lock);
+}
+
+}  // namespace spate::reactor::detail
