@@ -124,10 +124,19 @@ void reaction_scheduler::schedule_physical(action_base& action, erased_value val
                                            duration delay) {
   std::unique_lock lock(mutex_);
   if (phase_ == phase::finished) return;  // the program is over: nothing can react
-  tag at{clock::now() + action.options().min_delay + delay, 0};
-  if (phase_ != phase::not_started && at <= last_tag_) at = last_tag_.delayed_by(duration::zero());
+  tag at = physical_tag_locked(clock::now() + action.options().min_delay + delay);
   place_locked(&action, &action, at, std::move(value));
   if (phase_ != phase::not_started) wake_locked(at);
+}
+
+tag reaction_scheduler::physical_tag_locked(time_point when) {
+  // Later than the running tag, and later than every physical event before it: events from
+  // the physical clock are never simultaneous (two schedules in a row are two tags).
+  tag at{when, 0};
+  if (phase_ != phase::not_started && at <= last_tag_) at = last_tag_.delayed_by(duration::zero());
+  if (at <= last_physical_) at = last_physical_.delayed_by(duration::zero());
+  last_physical_ = at;
+  return at;
 }
 
 void reaction_scheduler::place_locked(event_target* target, action_base* action, tag at,
@@ -252,9 +261,8 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
     } else if (e.target->kind() == event_target::target_kind::port) {
       auto* p = static_cast<port_base*>(e.target);
       for (delayed_connection* c : p->delayed_) {
-        tag at = c->physical
-                     ? std::max(tag{clock::now() + c->delay, 0}, t.delayed_by(duration::zero()))
-                     : t.delayed_by(c->delay);
+        tag at =
+            c->physical ? physical_tag_locked(clock::now() + c->delay) : t.delayed_by(c->delay);
         place_locked(c->to, nullptr, at, p->value_);
       }
     }
@@ -412,9 +420,8 @@ reaction* reaction_scheduler::end_tag() {
   std::unique_lock lock(mutex_);
   for (reaction* r : staged_by_) {
     for (staged_event& e : r->staged_) {
-      tag at = e.physical
-                   ? std::max(tag{clock::now() + e.delay, 0}, current_.delayed_by(duration::zero()))
-                   : current_.delayed_by(e.delay);
+      tag at =
+          e.physical ? physical_tag_locked(clock::now() + e.delay) : current_.delayed_by(e.delay);
       place_locked(e.target, e.action, at, std::move(e.value));
     }
     r->staged_.clear();

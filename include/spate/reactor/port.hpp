@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "spate/reactor/element.hpp"
@@ -71,15 +72,18 @@ class port : public port_base {
  public:
   using value_type = T;
   // The value at the current tag; throws std::logic_error (naming the port) when absent.
-  const T& get() const {
+  // (Spelled so that port<void>, a port that carries presence only, is well-formed.)
+  std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
     if (!is_present()) throw_absent();
     return root_value().template get<T>();
   }
-  const T& operator*() const { return get(); }
-  const T* operator->() const { return &get(); }
+  std::add_lvalue_reference_t<const T> operator*() const requires(!std::is_void_v<T>) {
+    return get();
+  }
+  const T* operator->() const requires(!std::is_void_v<T>) { return &get(); }
   // The value as a shared immutable pointer (for keeping it beyond the tag without a copy of
   // a large value); null when absent.
-  std::shared_ptr<const T> get_shared() const {
+  std::shared_ptr<const T> get_shared() const requires(!std::is_void_v<T>) {
     if (!is_present()) return nullptr;
     return root_value().template get_shared<T>();
   }

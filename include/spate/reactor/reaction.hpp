@@ -133,6 +133,20 @@ class port_writer {
   port<T>* port_;
 };
 
+// A port that carries presence only.
+template <>
+class port_writer<void> {
+ public:
+  port_writer(reaction& r, port<void>& p) noexcept : reaction_(&r), port_(&p) {}
+  void set() { set_port_value(*reaction_, *port_, detail::erased_value::empty_present()); }
+  bool is_present() const noexcept { return port_->is_present(); }
+  port<void>& target() const noexcept { return *port_; }
+
+ private:
+  reaction* reaction_;
+  port<void>* port_;
+};
+
 // A writer for every channel of a multiport or port list: `out[i].set(v)`.
 template <class T>
 class multiport_writer {

@@ -127,6 +127,7 @@ class reaction_scheduler {
   // Under mutex_.
   void place_locked(event_target* target, action_base* action, tag at, erased_value value);
   void set_stop_locked(const tag& at);
+  tag physical_tag_locked(time_point when);
   void wake_locked(const tag& at);
   void finish_locked();
   void on_timer(std::uint64_t generation);
@@ -147,6 +148,7 @@ class reaction_scheduler {
   tag waiting_for_{};
   std::optional<tag> stop_tag_;
   tag last_tag_{};  // the tag running or last run
+  tag last_physical_{};  // the latest tag given to a physical event
   std::exception_ptr error_;
 
   // The running tag (advancer-owned).
