@@ -16,7 +16,7 @@ environment::environment(spate::runtime& rt, environment_options options)
 
 environment::~environment() {
   if (shutdown_step_ != 0) runtime_->remove_shutdown_step(shutdown_step_);
-  if (scheduler_ != nullptr) {
+  if (scheduler_ != nullptr && scheduler_->is_started()) {
     scheduler_->request_stop();
     try {
       scheduler_->wait();

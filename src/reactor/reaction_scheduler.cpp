@@ -91,6 +91,11 @@ void reaction_scheduler::set_stop_locked(const tag& at) {
   if (!stop_tag_ || at < *stop_tag_) stop_tag_ = at;
 }
 
+bool reaction_scheduler::is_started() const {
+  std::lock_guard lock(mutex_);
+  return phase_ != phase::not_started;
+}
+
 bool reaction_scheduler::is_finished() const {
   std::lock_guard lock(mutex_);
   return phase_ == phase::finished;

@@ -115,6 +115,7 @@ std::string run_program(environment_options target, const run_settings& settings
 struct registered_program {
   std::string name;
   bool deterministic;
+  bool sleeps = false;  // reactions sleep on purpose: the sweep runs it fewer times
   std::function<std::string(const run_settings&)> run;
 };
 inline std::vector<registered_program>& registry() {
@@ -123,8 +124,8 @@ inline std::vector<registered_program>& registry() {
 }
 struct registrar {
   registrar(std::string name, bool deterministic,
-            std::function<std::string(const run_settings&)> run) {
-    registry().push_back({std::move(name), deterministic, std::move(run)});
+            std::function<std::string(const run_settings&)> run, bool sleeps = false) {
+    registry().push_back({std::move(name), deterministic, sleeps, std::move(run)});
   }
 };
 
@@ -133,16 +134,19 @@ struct registrar {
 // LF_TEST(Name, Top, target): a gtest that runs the program as LF's test runner does, and
 // its registration for the determinism sweep. LF_TEST_PHYSICAL: the log depends on physical
 // time (asynchronous callbacks, deadlines), so it is run but not compared.
-#define LF_TEST_IMPL(Name, Top, target, deterministic)                                          \
-  static ::lf_test::registrar lf_registrar_##Name{                                              \
-      #Name, deterministic,                                                                     \
-      [](const ::lf_test::run_settings& s) { return ::lf_test::run_program<Top>(target, s); }}; \
-  TEST(LinguaFrancaCpp, Name) {                                                                 \
-    try {                                                                                       \
-      ::lf_test::run_program<Top>(target, ::lf_test::run_settings{});                           \
-    } catch (const std::exception& e) {                                                         \
-      FAIL() << e.what();                                                                       \
-    }                                                                                           \
+#define LF_TEST_IMPL(Name, Top, target, deterministic, sleeps)                          \
+  static ::lf_test::registrar lf_registrar_##Name{                                        \
+      #Name, deterministic,                                                               \
+      [](const ::lf_test::run_settings& s) { return ::lf_test::run_program<Top>(target, s); }, \
+      sleeps};                                                                            \
+  TEST(LinguaFrancaCpp, Name) {                                                           \
+    try {                                                                                 \
+      ::lf_test::run_program<Top>(target, ::lf_test::run_settings{});                     \
+    } catch (const std::exception& e) {                                                   \
+      FAIL() << e.what();                                                                 \
+    }                                                                                     \
   }
-#define LF_TEST(Name, Top, target) LF_TEST_IMPL(Name, Top, target, true)
-#define LF_TEST_PHYSICAL(Name, Top, target) LF_TEST_IMPL(Name, Top, target, false)
+#define LF_TEST(Name, Top, target) LF_TEST_IMPL(Name, Top, target, true, false)
+#define LF_TEST_PHYSICAL(Name, Top, target) LF_TEST_IMPL(Name, Top, target, false, false)
+// Deterministic, but its reactions sleep (LF's tests of parallel speed-up).
+#define LF_TEST_SLEEPING(Name, Top, target) LF_TEST_IMPL(Name, Top, target, true, true)

@@ -161,7 +161,7 @@ struct Pipeline : reactor {
     reaction().triggers(t).effects(c1.in).body([this](port_writer<int>& in) { in.set(count++); });
   }
 };
-LF_TEST(Pipeline, Pipeline, (environment_options{.timeout = 2s}))
+LF_TEST_SLEEPING(Pipeline, Pipeline, (environment_options{.timeout = 2s}))
 
 // ---- ReadOutputOfContainedReactor
 struct ContainedOut : reactor {
@@ -567,7 +567,7 @@ struct AsyncCallback2 : reactor {
     });
   }
 };
-LF_TEST(AsyncCallback2, AsyncCallback2, (environment_options{.timeout = 2s, .keep_alive = true}))
+LF_TEST_SLEEPING(AsyncCallback2, AsyncCallback2, (environment_options{.timeout = 2s, .keep_alive = true}))
 
 // ---- concurrent/CompositionThreaded
 struct CompositionThreaded : reactor {

@@ -90,6 +90,7 @@ class reaction_scheduler {
   void wait();
   bool wait_for(duration timeout);
   void request_stop();
+  bool is_started() const;
   bool is_finished() const;
 
   // The tag being run; for reactions (written before they start).

@@ -1,0 +1,70 @@
+// Determinism, checked (issue: every ported test gives byte-identical output on 1, 2, 4 and 8
+// workers in both scheduling modes, over many runs). Each registered LF program is run in
+// fast mode (logical behaviour without waiting for physical time) under every configuration
+// and its canonical value log compared with the first run's.
+//
+// CI runs SPATE_DETERMINISM_RUNS rounds (default 2); for a large count:
+//   SPATE_DETERMINISM_RUNS=200 build/release/tests/test_reactor --gtest_filter='Determinism*'
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "lf_test_support.hpp"
+
+namespace lf_test {
+namespace {
+
+int rounds() {
+  const char* text = std::getenv("SPATE_DETERMINISM_RUNS");
+  return text == nullptr ? 2 : std::max(1, std::atoi(text));
+}
+
+TEST(Determinism, EveryPortedProgramGivesTheSameLogOnAnyWorkerCountAndMode) {
+  std::size_t compared = 0;
+  for (const registered_program& program : registry()) {
+    if (!program.deterministic) continue;
+    std::string reference;
+    auto program_start = std::chrono::steady_clock::now();
+    const int program_rounds = program.sleeps ? 1 : rounds();
+    for (int round = 0; round < program_rounds; ++round) {
+      for (std::size_t workers : {1, 2, 4, 8}) {
+        if (program.sleeps && workers != 8) continue;  // 1 worker: 800 ms a tag
+        for (scheduling_mode mode : {scheduling_mode::levels, scheduling_mode::precise}) {
+          std::string log;
+          try {
+            log = program.run(run_settings{workers, mode, true});
+          } catch (const std::exception& e) {
+            FAIL() << program.name << " on " << workers << " workers: " << e.what();
+          }
+          if (reference.empty()) {
+            reference = log;
+            continue;
+          }
+          ASSERT_EQ(log, reference) << program.name << " differs on " << workers << " workers in "
+                                    << (mode == scheduling_mode::levels ? "levels" : "precise")
+                                    << " mode (round " << round << ")";
+          ++compared;
+        }
+      }
+    }
+    if (std::getenv("SPATE_DETERMINISM_TIMES"))
+      std::fprintf(stderr, "%s %.3f s\n", program.name.c_str(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count());
+  }
+  EXPECT_GT(compared, 500u);
+}
+
+// The logs are not trivially equal: they hold what the programs computed.
+TEST(Determinism, LogsRecordTheValuesPerTag) {
+  for (const registered_program& program : registry()) {
+    if (program.name != "DoubleReaction") continue;
+    std::string log = program.run(run_settings{2, scheduling_mode::precise, true});
+    EXPECT_NE(log.find("1000000000+0 main.d: Sum of inputs is: 4"), std::string::npos) << log;
+    EXPECT_NE(log.find("10000000000+0 main.d: Sum of inputs is: 22"), std::string::npos) << log;
+    return;
+  }
+  FAIL() << "DoubleReaction is not registered";
+}
+
+}  // namespace
+}  // namespace lf_test
