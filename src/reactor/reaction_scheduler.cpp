@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "spate/platform/stress_point.hpp"
 #include "spate/scheduler/runtime.hpp"
 
 namespace spate::reactor::detail {
@@ -127,6 +128,7 @@ void reaction_scheduler::finish_locked() {
 
 void reaction_scheduler::schedule_physical(action_base& action, erased_value value,
                                            duration delay) {
+  stress_point();  // races the advancer deciding to wait
   std::unique_lock lock(mutex_);
   if (phase_ == phase::finished) return;  // the program is over: nothing can react
   tag at = physical_tag_locked(clock::now() + action.options().min_delay + delay);
@@ -214,6 +216,7 @@ reaction* reaction_scheduler::advance(std::unique_lock<std::mutex>& lock) {
       continue;
     }
     if (!options_.fast && next->time > clock::now()) {
+      stress_point();  // (under the lock: an event arriving now waits for it)
       phase_ = phase::waiting_timer;
       waiting_for_ = *next;
       const std::uint64_t generation = ++wake_generation_;
@@ -375,6 +378,7 @@ reaction* reaction_scheduler::complete_precise(reaction* r) {
     ++completed;
     for (reaction* s : x->successors_) {
       if (s->cone_generation_ != generation_) continue;
+      stress_point();  // races another predecessor's decrement
       if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
       if (s->triggered_.load(std::memory_order_relaxed)) {
         hand_out(s, keep);

@@ -48,8 +48,9 @@ TEST(Determinism, EveryPortedProgramGivesTheSameLogOnAnyWorkerCountAndMode) {
       }
     }
     if (std::getenv("SPATE_DETERMINISM_TIMES"))
-      std::fprintf(stderr, "%s %.3f s\n", program.name.c_str(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count());
+      std::fprintf(
+          stderr, "%s %.3f s\n", program.name.c_str(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count());
   }
   EXPECT_GT(compared, 500u);
 }

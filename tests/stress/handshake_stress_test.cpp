@@ -25,6 +25,7 @@
 #include "spate/interop/graph_actor.hpp"
 #include "spate/platform/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
+#include "spate/reactor.hpp"
 #include "spate/scheduler/activation.hpp"
 #include "spate/scheduler/worker_pool.hpp"
 
@@ -375,6 +376,66 @@ TEST(stress, graph_actor_input_full_and_drained_loses_nothing) {
       }
       EXPECT_EQ(next, n + 1);
       EXPECT_EQ(system.dead_letters(), 0u);
+    });
+  }
+}
+
+// ---- reactors: physical actions from other threads racing the advancer's decision to wait
+// (reactor/detail/reaction_scheduler.hpp, "Who may advance time"), and precise-mode
+// predecessors racing to release a join (the pending counters).
+
+namespace {
+struct ticking_half : spate::reactor::reactor {
+  spate::reactor::timer tick{this, "tick", 0ns, 200us};
+  spate::reactor::output<int> out{this, "out"};
+  explicit ticking_half(context ctx) : reactor(ctx) {
+    reaction().triggers(tick).effects(out).body(
+        [](spate::reactor::port_writer<int>& out) { out.set(1); });
+  }
+};
+struct physical_fan_in : spate::reactor::reactor {
+  spate::reactor::physical_action<int> poke{this, "poke"};
+  ticking_half left{{this, "left"}}, right{{this, "right"}};
+  std::atomic<long> received{0};
+  long joins = 0, ticks = 0;
+  explicit physical_fan_in(context ctx) : reactor(ctx) {
+    reaction().triggers(poke).body([this] { received += poke.get(); });
+    // A same-tag join of two reactions that may run on different workers.
+    reaction().triggers(left.out, right.out).body([this] {
+      ++ticks;
+      if (left.out.is_present() && right.out.is_present()) ++joins;
+    });
+  }
+};
+}  // namespace
+
+TEST(stress, reactor_physical_actions_racing_the_advancer_are_all_delivered) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "reactor physical actions", [] {
+      spate::runtime_config config;
+      config.scheduler = no_safety_net(2);
+      spate::runtime rt(config);
+      spate::reactor::environment env{rt, {.keep_alive = true}};
+      auto& program = env.make_top<physical_fan_in>("main");
+      env.start();
+      constexpr int per_thread = 20'000;
+      std::vector<std::thread> senders;
+      for (int t = 0; t < 3; ++t)
+        senders.emplace_back([&] {
+          for (int i = 0; i < per_thread; ++i) {
+            program.poke.schedule(1);
+            if (i % 64 == 0) std::this_thread::sleep_for(50us);
+          }
+        });
+      for (auto& s : senders) s.join();
+      for (int i = 0; i < 30'000 && program.received.load() < 3 * per_thread; ++i)
+        std::this_thread::sleep_for(1ms);
+      env.request_stop();
+      env.wait();
+      EXPECT_EQ(program.received.load(), 3 * per_thread);
+      EXPECT_EQ(program.joins, program.ticks);  // both halves of every tick met at the join
+      EXPECT_GT(program.ticks, 0);
     });
   }
 }
