@@ -67,7 +67,14 @@ void define_benchmarks(bench_registry& r) {
   r.define("pipeline3", "Source -> Forwarder -> Sink, 24-byte tuples", {{"n", "10000000"}});
   r.define("prodcons", "Producer -> Consumer, 4-byte messages", {{"n", "20000000"}});
   r.define("latency_chain", "K-stage chain fed at a constant rate; per-message latency",
-           {{"stages", "12"}, {"rate", "1000"}, {"seconds", "5"}});
+           {{"stages", "12"},
+            {"rate", "1000"},
+            {"seconds", "5"},
+            {"source", "physical"},
+            {"mode", "precise"}});
+  r.define("reactor_levels",
+           "per tag: a fan-out to one heavy reaction and a chain of light ones, then a join",
+           {{"tags", "4000"}, {"work", "400"}, {"chain", "4"}, {"mode", "precise"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",
@@ -86,11 +93,15 @@ void define_benchmarks(bench_registry& r) {
             {"capacity", "1024"},
             {"batch", "1024"}});
   r.define("pingpong", "Savina: two actors, n round trips",
-           {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}});
+           {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
   r.define("threadring", "Savina: a token passed n times around a ring",
-           {{"actors", "100"}, {"n", "100000"}, {"iterations", "12"}, {"warmup", "2"}});
+           {{"actors", "100"},
+            {"n", "100000"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
   r.define("counting", "Savina: n increments then a query",
-           {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}});
+           {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
   r.define("forkjoin", "Savina: n messages to each of the workers (throughput)",
            {{"workers", "60"}, {"n", "10000"}, {"iterations", "12"}, {"warmup", "2"}});
   r.define("big", "Savina: workers ping random peers n times each",

@@ -64,6 +64,8 @@ void register_spate_actor_impls(bench_registry& registry);
 void register_spate_actor_savina(bench_registry& registry);
 void register_spate_flow_impls(bench_registry& registry);
 void register_timer_impls(bench_registry& registry);
+void register_spate_reactor_impls(bench_registry& registry);
+void register_wake_floor(bench_registry& registry);
 #ifdef SPATE_BENCH_HAVE_CAF
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);

@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
   register_spate_actor_savina(registry);
   register_spate_flow_impls(registry);
   register_timer_impls(registry);
+  register_spate_reactor_impls(registry);
+  register_wake_floor(registry);
 #ifdef SPATE_BENCH_HAVE_CAF
   register_caf_impls(registry);
   register_caf_savina(registry);

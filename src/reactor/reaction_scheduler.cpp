@@ -1,6 +1,8 @@
 #include "spate/reactor/detail/reaction_scheduler.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include "spate/platform/stress_point.hpp"
 #include "spate/scheduler/runtime.hpp"
@@ -36,6 +38,7 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
   timer_link_->scheduler = this;
   for (reaction* r : program_.reactions) r->scheduler_ = this;
   by_level_.resize(program_.level_count);
+  if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
 }
 
 void reaction_scheduler::timer_link::fire(std::uint64_t generation) {
@@ -287,32 +290,46 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   }
   lock.unlock();
 
-  // The cone: everything reachable from the seeds.
-  for (std::size_t i = 0; i < cone_.size(); ++i)
-    for (reaction* s : cone_[i]->successors_)
-      if (s->cone_generation_ != generation_) {
-        s->cone_generation_ = generation_;
-        cone_.push_back(s);
+  // The cone: everything reachable from the seeds. A tag with one seed (the common case: one
+  // action, one timer, one delayed input) reuses that seed's cone and counters, computed the
+  // first time.
+  const std::vector<reaction*>* ready = nullptr;
+  if (cone_.size() == 1 && program_.reactions.size() <= max_cached_cone) {
+    cone_cache& cache = solo_cones_[cone_.front()->index_];
+    if (cache.members.empty()) {
+      compute_cone();
+      cache.members = cone_;
+      for (reaction* r : cone_)
+        cache.pending.push_back(r->pending_.load(std::memory_order_relaxed));
+      for (reaction* r : cone_)
+        if (r->pending_.load(std::memory_order_relaxed) == 0) cache.ready.push_back(r);
+    } else {
+      for (std::size_t i = 0; i < cache.members.size(); ++i) {
+        reaction* r = cache.members[i];
+        r->cone_generation_ = generation_;
+        r->pending_.store(cache.pending[i], std::memory_order_relaxed);
       }
-  remaining_.store(cone_.size(), std::memory_order_relaxed);
-
-  reaction* keep = nullptr;
-  if (options_.mode == scheduling_mode::precise) {
-    for (reaction* r : cone_) {
-      std::uint32_t pending = 0;
-      for (reaction* p : r->predecessors_)
-        if (p->cone_generation_ == generation_) ++pending;
-      r->pending_.store(pending, std::memory_order_relaxed);
     }
+    cone_view_ = &cache.members;
+    ready = &cache.ready;
+  } else {
+    compute_cone();
+    cone_view_ = &cone_;
     // Collect before handing out: a handed-out reaction may complete at once and bring
     // other counters to zero, and those are handed out by whoever completes it.
     ready_.clear();
     for (reaction* r : cone_)
       if (r->pending_.load(std::memory_order_relaxed) == 0) ready_.push_back(r);
-    for (reaction* r : ready_) hand_out(r, keep);
+    ready = &ready_;
+  }
+  remaining_.store(cone_view_->size(), std::memory_order_relaxed);
+
+  reaction* keep = nullptr;
+  if (options_.mode == scheduling_mode::precise) {
+    for (reaction* r : *ready) hand_out(r, keep);
   } else {
     for (auto& level : by_level_) level.clear();
-    for (reaction* r : cone_) by_level_[r->level_].push_back(r);
+    for (reaction* r : *cone_view_) by_level_[r->level_].push_back(r);
     // start_next_level finds the first level with a triggered reaction.
     current_level_ = static_cast<std::size_t>(-1);
     keep = start_next_level();
@@ -320,11 +337,26 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   return keep;
 }
 
+void reaction_scheduler::compute_cone() {
+  for (std::size_t i = 0; i < cone_.size(); ++i)
+    for (reaction* s : cone_[i]->successors_)
+      if (s->cone_generation_ != generation_) {
+        s->cone_generation_ = generation_;
+        cone_.push_back(s);
+      }
+  for (reaction* r : cone_) {
+    std::uint32_t pending = 0;
+    for (reaction* p : r->predecessors_)
+      if (p->cone_generation_ == generation_) ++pending;
+    r->pending_.store(pending, std::memory_order_relaxed);
+  }
+}
+
 void reaction_scheduler::hand_out(reaction* r, reaction*& keep) {
   if (keep == nullptr) {
-    keep = r;
+    keep = r;  // runs next on this thread
   } else {
-    runtime_->pool().schedule(r);
+    runtime_->pool().schedule_stealable(r);  // runs beside it, on a worker that steals it
   }
 }
 
@@ -332,62 +364,88 @@ void reaction_scheduler::hand_out(reaction* r, reaction*& keep) {
 
 void reaction_scheduler::run_from(reaction* first, std::size_t budget) {
   inside_guard inside(threads_inside_);
+  // Completions of this thread not yet subtracted from remaining_: while this thread goes on
+  // with a reaction of the same tag, that reaction keeps remaining_ above zero anyway, so the
+  // subtraction can wait until the thread has nothing to run (one atomic per stretch of
+  // inline work instead of one per reaction).
+  std::size_t unsettled = 0;
   reaction* r = first;
   std::size_t ran = 0;
   while (r != nullptr) {
     if (ran == budget) {  // let the worker's other tasks run; go on as a task
+      remaining_.fetch_sub(unsettled, std::memory_order_acq_rel);  // r keeps it above zero
       runtime_->pool().schedule(r);
       return;
     }
     ++ran;
-    r = execute(r);
+    execute(r);
+    r = options_.mode == scheduling_mode::precise ? complete_precise(r, unsettled)
+                                                  : complete_level(r);
   }
 }
 
-reaction* reaction_scheduler::execute(reaction* r) {
-  if (r->triggered_.load(std::memory_order_relaxed)) {
-    r->ran_ = true;
-    const bool traced = trace_.enabled();
-    const time_point begin = traced ? clock::now() : time_point{};
-    try {
-      if (r->deadline_ && clock::now() > current_.time + *r->deadline_) {
-        r->invoke_deadline_handler();
-      } else {
-        r->invoke();
-      }
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      if (!error_) error_ = std::current_exception();
-      set_stop_locked(current_.delayed_by(duration::zero()));
+void reaction_scheduler::execute(reaction* r) {
+  if (!r->triggered_.load(std::memory_order_relaxed))
+    return;  // levels mode hands out only
+             // triggered ones; precise skips
+  r->ran_ = true;
+  const bool traced = trace_.enabled();
+  const time_point begin = traced ? clock::now() : time_point{};
+  try {
+    if (r->deadline_ && clock::now() > current_.time + *r->deadline_) {
+      r->invoke_deadline_handler();
+    } else {
+      r->invoke();
     }
-    if (traced) trace_.reaction_ran(&program_.reaction_names[r->index_], begin, clock::now());
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::current_exception();
+    set_stop_locked(current_.delayed_by(duration::zero()));
   }
-  return options_.mode == scheduling_mode::precise ? complete_precise(r) : complete_level(r);
+  if (traced) trace_.reaction_ran(&program_.reaction_names[r->index_], begin, clock::now());
 }
 
-reaction* reaction_scheduler::complete_precise(reaction* r) {
-  // Skipped reactions complete here too, without a trip through the pool.
-  thread_local std::vector<reaction*> done;
-  done.clear();
-  done.push_back(r);
+reaction* reaction_scheduler::complete_precise(reaction* r, std::size_t& unsettled) {
+  // Successors that become ready untriggered are skipped here, without a trip through the
+  // pool; their completions cascade through this small stack.
+  reaction* small_stack[16];
+  std::vector<reaction*> overflow;
+  std::size_t depth = 0;
+  auto push = [&](reaction* x) {
+    if (depth < std::size(small_stack)) {
+      small_stack[depth++] = x;
+    } else {
+      overflow.push_back(x);
+    }
+  };
+  auto pop = [&]() -> reaction* {
+    if (!overflow.empty()) {
+      reaction* x = overflow.back();
+      overflow.pop_back();
+      return x;
+    }
+    return depth == 0 ? nullptr : small_stack[--depth];
+  };
   reaction* keep = nullptr;
-  std::size_t completed = 0;
-  while (!done.empty()) {
-    reaction* x = done.back();
-    done.pop_back();
-    ++completed;
+  for (reaction* x = r; x != nullptr; x = pop()) {
+    ++unsettled;
     for (reaction* s : x->successors_) {
       if (s->cone_generation_ != generation_) continue;
       stress_point();  // races another predecessor's decrement
-      if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      // A count of one is this thread's own: no other predecessor is left to race with.
+      if (s->pending_.load(std::memory_order_acquire) != 1 &&
+          s->pending_.fetch_sub(1, std::memory_order_acq_rel) != 1)
+        continue;
       if (s->triggered_.load(std::memory_order_relaxed)) {
         hand_out(s, keep);
       } else {
-        done.push_back(s);
+        push(s);
       }
     }
   }
-  if (remaining_.fetch_sub(completed, std::memory_order_acq_rel) != completed) return keep;
+  if (keep != nullptr) return keep;
+  const std::size_t completed = std::exchange(unsettled, 0);
+  if (remaining_.fetch_sub(completed, std::memory_order_acq_rel) != completed) return nullptr;
   return end_tag();  // the tag's last reaction: this thread advances
 }
 
@@ -413,7 +471,7 @@ reaction* reaction_scheduler::start_next_level() {
 
 reaction* reaction_scheduler::end_tag() {
   staged_by_.clear();
-  for (reaction* r : cone_) {
+  for (reaction* r : *cone_view_) {
     if (r->ran_) {
       for (port_base* p : r->set_ports_) p->clear();
       r->set_ports_.clear();

@@ -151,6 +151,16 @@ void worker_pool::schedule(task* t) {
   }
 }
 
+void worker_pool::schedule_stealable(task* t) {
+  if (current_pool != this) {
+    schedule_external(t);
+    return;
+  }
+  auto& w = *static_cast<worker*>(current_worker);
+  push_local(w, t);
+  wake_if_stealable(w);
+}
+
 void worker_pool::schedule_local(worker& w, task* t) {
   task* displaced = w.lifo_slot;
   w.lifo_slot = t;

@@ -54,6 +54,10 @@ class worker_pool final : public executor {
   // Thread-safe. From a worker of this pool the task goes to that worker's LIFO slot;
   // from anywhere else, to a parked worker's inbox (waking it) or round-robin.
   void schedule(task* t) override;
+  // For forking work that should run beside the caller's: from a worker of this pool the task
+  // goes to that worker's stealable queue (not the LIFO slot, which only its owner runs) and
+  // a parked worker is woken to steal it; from anywhere else, as schedule().
+  void schedule_stealable(task* t);
 
   // Stops the workers and joins them. Tasks still queued are not resumed but discarded
   // (task::discard), and so is every task scheduled later: stop the things that schedule

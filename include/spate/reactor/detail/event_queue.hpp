@@ -2,10 +2,13 @@
 // The event queue of a reactor program: for each future tag, the targets (actions, timers,
 // delayed connections' inputs) that become present at it, with their values. One event per
 // target and tag: a second event for the same target and tag replaces the first's value
-// (LF semantics). Not thread-safe: the reaction scheduler guards it with its lock. Nodes come
-// from a pool, so a steady stream of events does not allocate.
-#include <map>
-#include <memory_resource>
+// (LF semantics). Not thread-safe: the reaction scheduler guards it with its lock.
+//
+// A vector sorted by descending tag: the earliest events are at the back, so taking a tag's
+// events is a pop, and the commonest insertion — an event at the next microstep or the next
+// period, earlier than everything pending — is a push at the back. No allocation per event
+// once the vector has grown to the program's working size.
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -22,59 +25,66 @@ struct event {
 
 class event_queue {
  public:
-  using event_list = std::pmr::vector<event>;
-
-  event_queue() : events_(&pool_) {}
-
   void insert(const tag& at, event_target* target, erased_value value) {
-    auto [it, inserted] = events_.try_emplace(at, event_list(&pool_));
-    for (event& e : it->second) {
-      if (e.target == target) {
-        e.value = std::move(value);
+    // First position (from the front) whose tag is earlier than `at`: the equal range of
+    // `at` ends there.
+    auto later_end = std::partition_point(entries_.begin(), entries_.end(),
+                                          [&](const entry& e) { return e.at > at; });
+    for (auto it = later_end; it != entries_.end() && it->at == at; ++it) {
+      if (it->what.target == target) {
+        it->what.value = std::move(value);
         return;
       }
     }
-    it->second.push_back(event{target, std::move(value)});
+    // Behind the events already at `at`: taking pops from the back, so a tag's events come
+    // out in reverse; take() restores insertion order.
+    auto equal_end =
+        std::partition_point(later_end, entries_.end(), [&](const entry& e) { return e.at == at; });
+    entries_.insert(equal_end, entry{at, event{target, std::move(value)}});
   }
   // Replaces the value of a pending event; false when there is none at that tag.
   bool replace(const tag& at, event_target* target, erased_value value) {
-    auto it = events_.find(at);
-    if (it == events_.end()) return false;
-    for (event& e : it->second) {
-      if (e.target == target) {
-        e.value = std::move(value);
+    for (entry& e : entries_) {
+      if (e.at == at && e.what.target == target) {
+        e.what.value = std::move(value);
         return true;
       }
     }
     return false;
   }
   std::optional<tag> earliest() const {
-    if (events_.empty()) return std::nullopt;
-    return events_.begin()->first;
+    if (entries_.empty()) return std::nullopt;
+    return entries_.back().at;
   }
-  // Moves the events of `at` (the earliest tag) into `out` (cleared first).
+  // Moves the events of `at` (the earliest tag) into `out` (cleared first), in the order
+  // they were first placed.
   void take(const tag& at, std::vector<event>& out) {
     out.clear();
-    auto it = events_.find(at);
-    if (it == events_.end()) return;
-    for (event& e : it->second) out.push_back(std::move(e));
-    events_.erase(it);
+    while (!entries_.empty() && entries_.back().at == at) {
+      out.push_back(std::move(entries_.back().what));
+      entries_.pop_back();
+    }
+    std::reverse(out.begin(), out.end());
   }
   // Moves every event earlier than `floor` to `floor` (events placed before the start).
   void raise_to(const tag& floor) {
     std::vector<event> early;
-    while (!events_.empty() && events_.begin()->first < floor) {
-      for (event& e : events_.begin()->second) early.push_back(std::move(e));
-      events_.erase(events_.begin());
+    while (!entries_.empty() && entries_.back().at < floor) {
+      early.push_back(std::move(entries_.back().what));
+      entries_.pop_back();
     }
-    for (event& e : early) insert(floor, e.target, std::move(e.value));
+    for (auto it = early.rbegin(); it != early.rend(); ++it)
+      insert(floor, it->target, std::move(it->value));
   }
-  bool empty() const noexcept { return events_.empty(); }
-  void clear() { events_.clear(); }
+  bool empty() const noexcept { return entries_.empty(); }
+  void clear() { entries_.clear(); }
 
  private:
-  std::pmr::unsynchronized_pool_resource pool_;
-  std::pmr::map<tag, event_list> events_;
+  struct entry {
+    tag at;
+    event what;
+  };
+  std::vector<entry> entries_;  // descending by tag
 };
 
 }  // namespace spate::reactor::detail

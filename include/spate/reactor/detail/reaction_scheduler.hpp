@@ -118,8 +118,9 @@ class reaction_scheduler {
   // Holding the token; each returns the next reaction to run on this thread, or null.
   reaction* advance(std::unique_lock<std::mutex>& lock);
   reaction* begin_tag(const tag& t, bool is_stop_tag, std::unique_lock<std::mutex>& lock);
-  reaction* execute(reaction* r);
-  reaction* complete_precise(reaction* r);
+  void compute_cone();
+  void execute(reaction* r);
+  reaction* complete_precise(reaction* r, std::size_t& unsettled);
   reaction* complete_level(reaction* r);
   reaction* start_next_level();
   reaction* end_tag();
@@ -148,7 +149,7 @@ class reaction_scheduler {
   timer_queue::timer_id timer_ = 0;
   tag waiting_for_{};
   std::optional<tag> stop_tag_;
-  tag last_tag_{};  // the tag running or last run
+  tag last_tag_{};       // the tag running or last run
   tag last_physical_{};  // the latest tag given to a physical event
   std::exception_ptr error_;
 
@@ -158,6 +159,16 @@ class reaction_scheduler {
   std::uint64_t generation_ = 0;
   bool is_stop_tag_ = false;
   std::vector<reaction*> cone_;
+  const std::vector<reaction*>* cone_view_ = &cone_;  // this tag's cone (cone_ or a cache)
+  // Per seed reaction, the cone and initial counters of a tag that only it seeds. Kept for
+  // programs of up to max_cached_cone reactions (the caches are quadratic in the worst case).
+  struct cone_cache {
+    std::vector<reaction*> members;
+    std::vector<std::uint32_t> pending;
+    std::vector<reaction*> ready;
+  };
+  static constexpr std::size_t max_cached_cone = 4096;
+  std::vector<cone_cache> solo_cones_;
   std::vector<event> delivered_events_;
   std::vector<event_target*> delivered_;
   std::vector<reaction*> staged_by_;
