@@ -3,6 +3,7 @@
 #include "spate/reactor/action.hpp"
 #include "spate/reactor/connection.hpp"
 #include "spate/reactor/environment.hpp"
+#include "spate/reactor/mutation.hpp"
 #include "spate/reactor/port.hpp"
 #include "spate/reactor/port_list.hpp"
 #include "spate/reactor/reaction.hpp"

@@ -26,16 +26,215 @@ bool is_child_of(const reactor* child, const reactor* parent) {
 
 }  // namespace
 
+bool assembler::by_index(const reaction* a, const reaction* b) {
+  return a->index_ < b->index_;
+}
+
+// Why an edge exists, for cycle reports: the port it follows, or the declaration order.
+std::string assembler::edge_reason(reaction* from, reaction* to) {
+  for (port_base* written : from->effect_ports_) {
+    std::vector<port_base*> stack{written};
+    while (!stack.empty()) {
+      port_base* p = stack.back();
+      stack.pop_back();
+      for (reaction* r : p->readers_)
+        if (r == to) return p == written ? fqn(*p) : fqn(*written) + " → " + fqn(*p);
+      for (port_base* q : p->outward_) stack.push_back(q);
+    }
+  }
+  if (from->container() == to->container()) return "declaration order";
+  return "a new connection";
+}
+
+std::string assembler::describe_cycle(const std::vector<reaction*>& path, reaction* closing) {
+  std::ostringstream text;
+  text << "causality cycle: ";
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    reaction* to = i + 1 < path.size() ? path[i + 1] : closing;
+    text << fqn(*path[i]) << " -[" << edge_reason(path[i], to) << "]-> ";
+  }
+  text << fqn(*closing) << " (break it with a delay: connect(...).after(...) or a logical action)";
+  return text.str();
+}
+
+std::vector<reactor*> assembler::collect(reactor* root) {
+  std::vector<reactor*> out;
+  auto walk = [&](auto& self, reactor* r) -> void {
+    out.push_back(r);
+    for (reactor* c : r->children_) self(self, c);
+  };
+  walk(walk, root);
+  return out;
+}
+
+void assembler::declare(const std::vector<reaction*>& reactions) {
+  for (reaction* x : reactions) {
+    reactor* owner = x->container();
+    for (port_base* p : x->effect_ports_) {
+      bool own_output = p->container() == owner && !p->is_input();
+      bool child_input = is_child_of(p->container(), owner) && p->is_input();
+      if (!own_output && !child_input)
+        fail("reaction " + fqn(*x) + " declares " + fqn(*p) +
+             " as an effect; a reaction may write its reactor's outputs and the inputs of "
+             "reactors it contains");
+    }
+    auto check_readable = [&](port_base* p, const char* role) {
+      bool own_port = p->container() == owner;
+      bool child_output = is_child_of(p->container(), owner) && !p->is_input();
+      if (!own_port && !child_output)
+        fail("reaction " + fqn(*x) + " declares " + fqn(*p) + " as a " + role +
+             "; a reaction may read its reactor's ports and the outputs of reactors it "
+             "contains");
+    };
+    for (port_base* p : x->trigger_ports_) check_readable(p, "trigger");
+    for (port_base* p : x->source_ports_) check_readable(p, "source");
+    for (action_base* a : x->trigger_actions_)
+      if (a->container() != owner)
+        fail("reaction " + fqn(*x) + " declares " + fqn(*a) +
+             " as a trigger; actions and timers trigger only reactions of their own reactor");
+    for (action_base* a : x->effect_actions_)
+      if (a->container() != owner)
+        fail("reaction " + fqn(*x) + " declares " + fqn(*a) +
+             " as an effect; a reaction schedules only its own reactor's actions");
+  }
+  // Checked: now record (so a failed check leaves nothing behind).
+  for (reaction* x : reactions) {
+    for (port_base* p : x->effect_ports_) p->writers_.push_back(x);
+    for (port_base* p : x->trigger_ports_) p->readers_.push_back(x);
+    for (port_base* p : x->source_ports_) p->readers_.push_back(x);
+    for (action_base* a : x->trigger_actions_) a->triggered_.push_back(x);
+  }
+}
+
+void assembler::check_connection(reactor* r, connection& c, bool& has_physical,
+                                 bool through_own_ports) {
+  auto describe = [&] {
+    std::string text = "connection in " + fqn(*r) + " from ";
+    text += c.from_.empty() ? "(nothing)" : fqn(*c.from_.front());
+    if (c.from_.size() > 1) text += " … (" + std::to_string(c.from_.size()) + " ports)";
+    text += " to ";
+    text += c.to_.empty() ? "(nothing)" : fqn(*c.to_.front());
+    if (c.to_.size() > 1) text += " … (" + std::to_string(c.to_.size()) + " ports)";
+    return text;
+  };
+  if (c.from_.empty() || c.to_.empty()) fail(describe() + ": a side has no ports");
+  if (!c.broadcast_ && c.from_.size() != c.to_.size())
+    fail(describe() + ": widths differ (" + std::to_string(c.from_.size()) + " to " +
+         std::to_string(c.to_.size()) +
+         "); connect equal widths, or broadcast(...) the left side to repeat it");
+  for (port_base* p : c.from_) {
+    bool own_input = p->container() == r && p->is_input();
+    bool child_output = is_child_of(p->container(), r) && !p->is_input();
+    bool own_output = through_own_ports && p->container() == r && !p->is_input();
+    if (!own_input && !child_output && !own_output)
+      fail(describe() + ": " + fqn(*p) +
+           " cannot be a source here; a connection leaves an input of " + fqn(*r) +
+           " or an output of a reactor it contains");
+  }
+  for (port_base* p : c.to_) {
+    bool own_output = p->container() == r && !p->is_input();
+    bool child_input = is_child_of(p->container(), r) && p->is_input();
+    bool own_input = through_own_ports && p->container() == r && p->is_input();
+    if (!own_output && !child_input && !own_input)
+      fail(describe() + ": " + fqn(*p) +
+           " cannot be a destination here; a connection enters an output of " + fqn(*r) +
+           " or an input of a reactor it contains");
+  }
+  if (c.physical_) has_physical = true;
+}
+
+void assembler::wire(connection& c, program& prog) {
+  for (std::size_t i = 0; i < c.to_.size(); ++i) {
+    port_base* from = c.from_[i % c.from_.size()];
+    port_base* to = c.to_[i];
+    to->inward_ = from;
+    if (c.delay_.has_value()) {
+      to->inward_is_delayed = true;
+      prog.delayed_connections.push_back(std::make_unique<delayed_connection>(
+          delayed_connection{from, to, *c.delay_, c.physical_}));
+      from->delayed_leaving_.push_back(prog.delayed_connections.back().get());
+    } else {
+      from->outward_.push_back(to);
+    }
+  }
+}
+
+void assembler::close_root(port_base* root) {
+  root->triggered_.clear();
+  root->delayed_.clear();
+  std::vector<port_base*> stack{root};
+  std::set<reaction*> seen;
+  while (!stack.empty()) {
+    port_base* p = stack.back();
+    stack.pop_back();
+    p->root_ = root;
+    for (reaction* x : p->readers_)
+      if (std::find(x->trigger_ports_.begin(), x->trigger_ports_.end(), p) !=
+              x->trigger_ports_.end() &&
+          seen.insert(x).second)
+        root->triggered_.push_back(x);
+    for (delayed_connection* d : p->delayed_leaving_) root->delayed_.push_back(d);
+    for (port_base* q : p->outward_) stack.push_back(q);
+  }
+  std::sort(root->triggered_.begin(), root->triggered_.end(), by_index);
+}
+
+void assembler::add_edge(reaction* from, reaction* to) {
+  if (std::find(from->successors_.begin(), from->successors_.end(), to) != from->successors_.end())
+    return;
+  from->successors_.push_back(to);
+  to->predecessors_.push_back(from);
+}
+
+void assembler::assign_levels_and_check(const std::vector<reaction*>& reactions) {
+  std::map<reaction*, std::size_t> in_degree;
+  std::vector<reaction*> ready;
+  for (reaction* x : reactions) {
+    in_degree[x] = x->predecessors_.size();
+    if (x->predecessors_.empty()) ready.push_back(x);
+  }
+  std::size_t sorted = 0;
+  while (!ready.empty()) {
+    reaction* x = ready.back();
+    ready.pop_back();
+    ++sorted;
+    for (reaction* s : x->successors_) {
+      s->level_ = std::max(s->level_, x->level_ + 1);
+      if (--in_degree[s] == 0) ready.push_back(s);
+    }
+  }
+  if (sorted == reactions.size()) return;
+  // Walk successors that are still unsorted until one repeats: that is a cycle.
+  reaction* start = nullptr;
+  for (reaction* x : reactions)
+    if (in_degree[x] != 0) {
+      start = x;
+      break;
+    }
+  std::vector<reaction*> path{start};
+  std::map<reaction*, std::size_t> position{{start, 0}};
+  for (;;) {
+    reaction* next = nullptr;
+    for (reaction* s : path.back()->successors_)
+      if (in_degree[s] != 0) {
+        next = s;
+        break;
+      }
+    if (auto it = position.find(next); it != position.end())
+      fail(describe_cycle(
+          std::vector<reaction*>(path.begin() + std::ptrdiff_t(it->second), path.end()), next));
+    position[next] = path.size();
+    path.push_back(next);
+  }
+}
+
 program assembler::assemble(const std::vector<reactor*>& tops) {
   program prog;
 
-  // 1. Collect, in tree order.
+  // 1. Collect, in tree order, and check declarations.
   std::vector<reactor*> reactors;
-  auto collect = [&](auto& self, reactor* r) -> void {
-    reactors.push_back(r);
-    for (reactor* c : r->children_) self(self, c);
-  };
-  for (reactor* top : tops) collect(collect, top);
+  for (reactor* top : tops)
+    for (reactor* r : collect(top)) reactors.push_back(r);
   std::vector<reaction*> reactions;
   for (reactor* r : reactors) {
     if (!r->reactions_without_body_.empty())
@@ -61,203 +260,53 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
       }
     }
   }
-
-  // Declarations: what a reaction of reactor R may touch.
-  for (reaction* x : reactions) {
-    reactor* owner = x->container();
-    for (port_base* p : x->effect_ports_) {
-      bool own_output = p->container() == owner && !p->is_input();
-      bool child_input = is_child_of(p->container(), owner) && p->is_input();
-      if (!own_output && !child_input)
-        fail("reaction " + fqn(*x) + " declares " + fqn(*p) +
-             " as an effect; a reaction may write its reactor's outputs and the inputs of "
-             "reactors it contains");
-      p->writers_.push_back(x);
-    }
-    auto check_readable = [&](port_base* p, const char* role) {
-      bool own_port = p->container() == owner;
-      bool child_output = is_child_of(p->container(), owner) && !p->is_input();
-      if (!own_port && !child_output)
-        fail("reaction " + fqn(*x) + " declares " + fqn(*p) + " as a " + role +
-             "; a reaction may read its reactor's ports and the outputs of reactors it "
-             "contains");
-      p->readers_.push_back(x);
-    };
-    for (port_base* p : x->trigger_ports_) check_readable(p, "trigger");
-    for (port_base* p : x->source_ports_) check_readable(p, "source");
-    for (action_base* a : x->trigger_actions_) {
-      if (a->container() != owner)
-        fail("reaction " + fqn(*x) + " declares " + fqn(*a) +
-             " as a trigger; actions and timers trigger only reactions of their own reactor");
-      a->triggered_.push_back(x);
-    }
-    for (action_base* a : x->effect_actions_) {
-      if (a->container() != owner)
-        fail("reaction " + fqn(*x) + " declares " + fqn(*a) +
-             " as an effect; a reaction schedules only its own reactor's actions");
-    }
-  }
+  declare(reactions);
 
   // 2. Connections.
+  for (reactor* r : reactors)
+    for (connection& c : r->connections_) check_connection(r, c, prog.has_physical_inputs, false);
   for (reactor* r : reactors) {
     for (connection& c : r->connections_) {
-      auto describe = [&] {
-        std::string text = "connection in " + fqn(*r) + " from ";
-        text += c.from_.empty() ? "(nothing)" : fqn(*c.from_.front());
-        if (c.from_.size() > 1) text += " … (" + std::to_string(c.from_.size()) + " ports)";
-        text += " to ";
-        text += c.to_.empty() ? "(nothing)" : fqn(*c.to_.front());
-        if (c.to_.size() > 1) text += " … (" + std::to_string(c.to_.size()) + " ports)";
-        return text;
-      };
-      if (c.from_.empty() || c.to_.empty()) fail(describe() + ": a side has no ports");
-      if (!c.broadcast_ && c.from_.size() != c.to_.size())
-        fail(describe() + ": widths differ (" + std::to_string(c.from_.size()) + " to " +
-             std::to_string(c.to_.size()) +
-             "); connect equal widths, or broadcast(...) the left side to repeat it");
-      for (port_base* p : c.from_) {
-        bool own_input = p->container() == r && p->is_input();
-        bool child_output = is_child_of(p->container(), r) && !p->is_input();
-        if (!own_input && !child_output)
-          fail(describe() + ": " + fqn(*p) +
-               " cannot be a source here; a connection leaves an input of " + fqn(*r) +
-               " or an output of a reactor it contains");
-      }
-      for (port_base* p : c.to_) {
-        bool own_output = p->container() == r && !p->is_input();
-        bool child_input = is_child_of(p->container(), r) && p->is_input();
-        if (!own_output && !child_input)
-          fail(describe() + ": " + fqn(*p) +
-               " cannot be a destination here; a connection enters an output of " + fqn(*r) +
-               " or an input of a reactor it contains");
-      }
-      if (c.physical_) prog.has_physical_inputs = true;
       for (std::size_t i = 0; i < c.to_.size(); ++i) {
         port_base* from = c.from_[i % c.from_.size()];
         port_base* to = c.to_[i];
         if (to->inward_ != nullptr)
           fail("port " + fqn(*to) + " has two writers: the connections from " + fqn(*to->inward_) +
                " and from " + fqn(*from));
-        to->inward_ = from;
-        if (c.delay_.has_value()) {
-          to->inward_is_delayed = true;
-          prog.delayed_connections.push_back(std::make_unique<delayed_connection>(
-              delayed_connection{from, to, *c.delay_, c.physical_}));
-        } else {
-          from->outward_.push_back(to);
-        }
+        to->inward_ = from;  // provisional, for the check; wire() sets it for good
       }
     }
   }
-  for (reactor* r : reactors) {
-    for (port_base* p : r->ports_) {
+  for (reactor* r : reactors)
+    for (port_base* p : r->ports_) p->inward_ = nullptr;
+  for (reactor* r : reactors)
+    for (connection& c : r->connections_) wire(c, prog);
+  for (reactor* r : reactors)
+    for (port_base* p : r->ports_)
       if (p->inward_ != nullptr && !p->writers_.empty())
         fail("port " + fqn(*p) + " has two writers: reaction " + fqn(*p->writers_.front()) +
              " and the connection from " + fqn(*p->inward_));
-    }
-  }
 
-  // 3. Roots, triggered reactions and delayed connections per root.
-  std::map<port_base*, std::vector<delayed_connection*>> delayed_from;
-  for (auto& d : prog.delayed_connections) delayed_from[d->from].push_back(d.get());
-  for (reactor* r : reactors) {
-    for (port_base* root : r->ports_) {
-      if (root->inward_ != nullptr && !root->inward_is_delayed) continue;
-      std::vector<port_base*> stack{root};
-      std::set<reaction*> seen;
-      while (!stack.empty()) {
-        port_base* p = stack.back();
-        stack.pop_back();
-        p->root_ = root;
-        for (reaction* x : p->readers_)
-          if (std::find(x->trigger_ports_.begin(), x->trigger_ports_.end(), p) !=
-                  x->trigger_ports_.end() &&
-              seen.insert(x).second)
-            root->triggered_.push_back(x);
-        if (auto it = delayed_from.find(p); it != delayed_from.end())
-          for (delayed_connection* d : it->second) root->delayed_.push_back(d);
-        for (port_base* q : p->outward_) stack.push_back(q);
-      }
-    }
-  }
-
-  // 4. The reaction graph, each edge with the port it follows (for cycle reports).
-  std::map<std::pair<reaction*, reaction*>, std::string> edge_reason;
-  auto add_edge = [&](reaction* from, reaction* to, std::string why) {
-    auto [it, inserted] = edge_reason.try_emplace({from, to}, std::move(why));
-    if (inserted) {
-      from->successors_.push_back(to);
-      to->predecessors_.push_back(from);
-    }
-  };
+  // 4. The reaction graph (before roots: close_root sorts by index, assigned below).
   for (reaction* w : reactions) {
     for (port_base* written : w->effect_ports_) {
       std::vector<port_base*> stack{written};
       while (!stack.empty()) {
         port_base* p = stack.back();
         stack.pop_back();
-        for (reaction* reader : p->readers_)
-          add_edge(w, reader, p == written ? fqn(*p) : fqn(*written) + " → " + fqn(*p));
+        for (reaction* reader : p->readers_) add_edge(w, reader);
         for (port_base* q : p->outward_) stack.push_back(q);
       }
     }
   }
   for (reactor* r : reactors)
     for (std::size_t i = 1; i < r->reactions_.size(); ++i)
-      add_edge(r->reactions_[i - 1].get(), r->reactions_[i].get(), "declaration order");
+      add_edge(r->reactions_[i - 1].get(), r->reactions_[i].get());
 
-  // 5. Topological order and levels (Kahn), or the cycle.
-  std::map<reaction*, std::size_t> in_degree;
-  std::vector<reaction*> ready;
-  for (reaction* x : reactions) {
-    in_degree[x] = x->predecessors_.size();
-    if (x->predecessors_.empty()) ready.push_back(x);
-  }
-  std::size_t sorted = 0;
+  // 5. Levels, or the cycle.
+  assign_levels_and_check(reactions);
   std::size_t max_level = 0;
-  while (!ready.empty()) {
-    reaction* x = ready.back();
-    ready.pop_back();
-    ++sorted;
-    max_level = std::max(max_level, x->level_);
-    for (reaction* s : x->successors_) {
-      s->level_ = std::max(s->level_, x->level_ + 1);
-      if (--in_degree[s] == 0) ready.push_back(s);
-    }
-  }
-  if (sorted != reactions.size()) {
-    // Walk predecessors that are still unsorted until one repeats: that is a cycle.
-    reaction* start = nullptr;
-    for (reaction* x : reactions)
-      if (in_degree[x] != 0) {
-        start = x;
-        break;
-      }
-    std::vector<reaction*> path{start};
-    std::map<reaction*, std::size_t> position{{start, 0}};
-    for (;;) {
-      reaction* current = path.back();
-      reaction* next = nullptr;
-      for (reaction* s : current->successors_)
-        if (in_degree[s] != 0) {
-          next = s;
-          break;
-        }
-      if (auto it = position.find(next); it != position.end()) {
-        std::ostringstream text;
-        text << "causality cycle: ";
-        for (std::size_t i = it->second; i < path.size(); ++i) {
-          reaction* to = i + 1 < path.size() ? path[i + 1] : next;
-          text << fqn(*path[i]) << " -[" << edge_reason[{path[i], to}] << "]-> ";
-        }
-        text << fqn(*next)
-             << " (break it with a delay: connect(...).after(...) or a logical action)";
-        fail(text.str());
-      }
-      position[next] = path.size();
-      path.push_back(next);
-    }
-  }
+  for (reaction* x : reactions) max_level = std::max(max_level, x->level_);
   prog.level_count = reactions.empty() ? 0 : max_level + 1;
 
   // Index: level first, then tree order (stable), so equal-level reactions keep the
@@ -268,18 +317,293 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
     reactions[i]->index_ = i;
     prog.reaction_names.push_back(fqn(*reactions[i]));
   }
-  // Successor lists in index order, so hand-out order does not depend on declaration order
-  // of connections.
-  for (reaction* x : reactions)
-    std::sort(x->successors_.begin(), x->successors_.end(),
-              [](reaction* a, reaction* b) { return a->index_ < b->index_; });
+  for (reaction* x : reactions) std::sort(x->successors_.begin(), x->successors_.end(), by_index);
+
+  // 3. Roots (now that indices exist to order the triggered lists).
   for (reactor* r : reactors)
-    for (port_base* p : r->ports_) {
-      auto& t = p->triggered_;
-      std::sort(t.begin(), t.end(), [](reaction* a, reaction* b) { return a->index_ < b->index_; });
-    }
+    for (port_base* p : r->ports_)
+      if (p->inward_ == nullptr || p->inward_is_delayed) close_root(p);
   prog.reactions = std::move(reactions);
   return prog;
+}
+
+// ---------------------------------------------------------------- mutations
+
+assembler::mutation_result assembler::add(program& prog, reactor& owner,
+                                          const std::vector<reactor*>& created_roots,
+                                          const std::vector<connection*>& connections) {
+  // Everything new: the created subtrees with their reactions and connections.
+  std::vector<reactor*> reactors;
+  for (reactor* root : created_roots)
+    for (reactor* r : collect(root)) reactors.push_back(r);
+  std::vector<reaction*> reactions;
+  for (reactor* r : reactors) {
+    if (!r->reactions_without_body_.empty())
+      fail("reactor " + fqn(*r) + ": reaction '" + r->reactions_without_body_.front() +
+           "' was declared without a body");
+    for (auto& x : r->reactions_) reactions.push_back(x.get());
+  }
+  std::vector<std::pair<reactor*, connection*>> all_connections;
+  for (reactor* r : reactors)
+    for (connection& c : r->connections_) all_connections.emplace_back(r, &c);
+  for (connection* c : connections) all_connections.emplace_back(&owner, c);
+  bool physical = false;
+  std::set<connection*> mutator_connections(connections.begin(), connections.end());
+  for (auto& [r, c] : all_connections)
+    check_connection(r, *c, physical, mutator_connections.count(c) != 0);
+  if (physical && !prog.has_physical_inputs)
+    fail("a mutation cannot add a physical connection to a program that was not kept alive");
+
+  // Two writers, among the new connections and against the existing ones.
+  std::map<port_base*, port_base*> new_inward;
+  for (auto& [r, c] : all_connections)
+    for (std::size_t i = 0; i < c->to_.size(); ++i) {
+      port_base* from = c->from_[i % c->from_.size()];
+      port_base* to = c->to_[i];
+      port_base* existing = to->inward_ != nullptr ? to->inward_ : nullptr;
+      if (existing == nullptr)
+        if (auto it = new_inward.find(to); it != new_inward.end()) existing = it->second;
+      if (existing != nullptr)
+        fail("port " + fqn(*to) + " has two writers: the connections from " + fqn(*existing) +
+             " and from " + fqn(*from));
+      if (!to->writers_.empty())
+        fail("port " + fqn(*to) + " has two writers: reaction " + fqn(*to->writers_.front()) +
+             " and the connection from " + fqn(*from));
+      new_inward[to] = from;
+    }
+  for (reaction* w : reactions)
+    for (port_base* p : w->effect_ports_)
+      if (new_inward.count(p) != 0)
+        fail("port " + fqn(*p) + " has two writers: reaction " + fqn(*w) +
+             " and the connection from " + fqn(*new_inward[p]));
+
+  // The new edges, computed over the graph as it would be, without changing it yet.
+  std::map<port_base*, std::vector<port_base*>> extra_outward;
+  for (auto& [r, c] : all_connections)
+    if (!c->delay_.has_value())
+      for (std::size_t i = 0; i < c->to_.size(); ++i)
+        extra_outward[c->from_[i % c->from_.size()]].push_back(c->to_[i]);
+  // Readers of the new reactions are known only after declare(); gather them tentatively.
+  std::map<port_base*, std::vector<reaction*>> extra_readers;
+  for (reaction* x : reactions) {
+    for (port_base* p : x->trigger_ports_) extra_readers[p].push_back(x);
+    for (port_base* p : x->source_ports_) extra_readers[p].push_back(x);
+  }
+  auto readers_of_closure = [&](port_base* start) {
+    std::vector<reaction*> readers;
+    std::vector<port_base*> stack{start};
+    std::set<port_base*> seen;
+    while (!stack.empty()) {
+      port_base* p = stack.back();
+      stack.pop_back();
+      if (!seen.insert(p).second) continue;
+      readers.insert(readers.end(), p->readers_.begin(), p->readers_.end());
+      if (auto it = extra_readers.find(p); it != extra_readers.end())
+        readers.insert(readers.end(), it->second.begin(), it->second.end());
+      for (port_base* q : p->outward_) stack.push_back(q);
+      if (auto it = extra_outward.find(p); it != extra_outward.end())
+        for (port_base* q : it->second) stack.push_back(q);
+    }
+    return readers;
+  };
+  auto upstream_root = [&](port_base* p) {
+    for (;;) {
+      if (p->inward_ != nullptr && !p->inward_is_delayed) {
+        p = p->inward_;
+        continue;
+      }
+      auto it = new_inward.find(p);
+      if (it != new_inward.end() && extra_outward.count(it->second) != 0 &&
+          std::find(extra_outward[it->second].begin(), extra_outward[it->second].end(), p) !=
+              extra_outward[it->second].end()) {
+        p = it->second;
+        continue;
+      }
+      return p;
+    }
+  };
+  edge_list edges;
+  std::set<std::pair<reaction*, reaction*>> edge_seen;
+  auto candidate = [&](reaction* from, reaction* to) {
+    if (edge_seen.insert({from, to}).second) edges.emplace_back(from, to);
+  };
+  for (auto& [r, c] : all_connections)
+    if (!c->delay_.has_value())
+      for (std::size_t i = 0; i < c->to_.size(); ++i) {
+        port_base* root = upstream_root(c->from_[i % c->from_.size()]);
+        std::vector<reaction*> writers = root->writers_;
+        for (reaction* w : reactions)
+          if (std::find(w->effect_ports_.begin(), w->effect_ports_.end(), root) !=
+              w->effect_ports_.end())
+            writers.push_back(w);
+        for (reaction* reader : readers_of_closure(c->to_[i]))
+          for (reaction* w : writers) candidate(w, reader);
+      }
+  for (reaction* w : reactions)
+    for (port_base* written : w->effect_ports_)
+      for (reaction* reader : readers_of_closure(written)) candidate(w, reader);
+  for (reactor* r : reactors)
+    for (std::size_t i = 1; i < r->reactions_.size(); ++i)
+      candidate(r->reactions_[i - 1].get(), r->reactions_[i].get());
+
+  // Cycle check: a new edge u -> v closes a cycle when u is reachable from v.
+  std::map<reaction*, std::vector<reaction*>> extra_successors;
+  for (auto& [u, v] : edges) extra_successors[u].push_back(v);
+  for (auto& [u, v] : edges) {
+    if (u == v) fail(describe_cycle({u}, u));
+    std::map<reaction*, reaction*> parent{{v, nullptr}};
+    std::vector<reaction*> stack{v};
+    bool found = false;
+    while (!stack.empty() && !found) {
+      reaction* x = stack.back();
+      stack.pop_back();
+      auto visit = [&](reaction* s) {
+        if (found || parent.count(s) != 0) return;
+        parent[s] = x;
+        if (s == u) {
+          found = true;
+          return;
+        }
+        stack.push_back(s);
+      };
+      for (reaction* s : x->successors_) visit(s);
+      if (auto it = extra_successors.find(x); it != extra_successors.end())
+        for (reaction* s : it->second) visit(s);
+    }
+    if (found) {
+      std::vector<reaction*> path;  // v ... u, then the new edge u -> v closes it
+      for (reaction* x = u; x != nullptr; x = parent[x]) path.push_back(x);
+      std::reverse(path.begin(), path.end());
+      fail("mutation rejected: " + describe_cycle(path, v));
+    }
+  }
+
+  // Checked: change the program.
+  declare(reactions);
+  for (auto& [r, c] : all_connections) wire(*c, prog);
+  mutation_result result;
+  for (reaction* x : reactions) {
+    x->index_ = prog.reactions.size();
+    x->scheduler_ = prog.reactions.empty() ? nullptr : nullptr;  // set by the scheduler
+    prog.reactions.push_back(x);
+    prog.reaction_names.push_back(fqn(*x));
+    result.added_reactions.push_back(x);
+  }
+  for (auto& [u, v] : edges) add_edge(u, v);
+  // Levels: raise along new edges until every edge goes up a level (incremental).
+  std::vector<reaction*> raise;
+  for (auto& [u, v] : edges)
+    if (v->level_ <= u->level_) {
+      v->level_ = u->level_ + 1;
+      raise.push_back(v);
+    }
+  while (!raise.empty()) {
+    reaction* x = raise.back();
+    raise.pop_back();
+    prog.level_count = std::max(prog.level_count, x->level_ + 1);
+    for (reaction* s : x->successors_)
+      if (s->level_ <= x->level_) {
+        s->level_ = x->level_ + 1;
+        raise.push_back(s);
+      }
+  }
+  for (auto& [u, v] : edges) std::sort(u->successors_.begin(), u->successors_.end(), by_index);
+  for (reaction* x : reactions) prog.level_count = std::max(prog.level_count, x->level_ + 1);
+  for (auto& [u, v] : edges) prog.level_count = std::max(prog.level_count, v->level_ + 1);
+  // Roots: every new port, and the roots upstream of each new connection.
+  std::set<port_base*> roots;
+  for (reactor* r : reactors)
+    for (port_base* p : r->ports_)
+      if (p->inward_ == nullptr || p->inward_is_delayed) roots.insert(p);
+  for (auto& [r, c] : all_connections)
+    for (std::size_t i = 0; i < c->to_.size(); ++i) {
+      port_base* from = c->from_[i % c->from_.size()];
+      while (from->inward_ != nullptr && !from->inward_is_delayed) from = from->inward_;
+      roots.insert(from);
+      if (c->delay_.has_value()) roots.insert(c->to_[i]);
+    }
+  for (port_base* root : roots) close_root(root);
+  for (reactor* r : reactors)
+    for (action_base* a : r->actions_) {
+      if (a->action_kind() == action_base::kind::startup) result.added_startup.push_back(a);
+      if (a->action_kind() == action_base::kind::shutdown) result.added_shutdown.push_back(a);
+      if (a->action_kind() == action_base::kind::timer)
+        result.added_timers.push_back(static_cast<timer*>(a));
+    }
+  return result;
+}
+
+std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_root) {
+  std::vector<reactor*> reactors = collect(&subtree_root);
+  std::set<reactor*> inside(reactors.begin(), reactors.end());
+  std::set<port_base*> ports;
+  std::vector<event_target*> targets;
+  for (reactor* r : reactors) {
+    for (port_base* p : r->ports_) {
+      ports.insert(p);
+      targets.push_back(p);
+    }
+    for (action_base* a : r->actions_) targets.push_back(a);
+  }
+  // Unwire every channel with an end inside; remember the outside roots that change.
+  std::set<port_base*> outside_roots;
+  for (port_base* p : ports) {
+    if (p->inward_ != nullptr && ports.count(p->inward_) == 0) {
+      port_base* from = p->inward_;
+      auto& out = from->outward_;
+      out.erase(std::remove(out.begin(), out.end(), p), out.end());
+      auto& delayed = from->delayed_leaving_;
+      delayed.erase(std::remove_if(delayed.begin(), delayed.end(),
+                                   [&](delayed_connection* d) { return d->to == p; }),
+                    delayed.end());
+      while (from->inward_ != nullptr && !from->inward_is_delayed) from = from->inward_;
+      outside_roots.insert(from);
+    }
+    for (port_base* q : p->outward_)
+      if (ports.count(q) == 0) {
+        q->inward_ = nullptr;
+        outside_roots.insert(q);
+      }
+    for (delayed_connection* d : p->delayed_leaving_)
+      if (ports.count(d->to) == 0) {
+        d->to->inward_ = nullptr;
+        d->to->inward_is_delayed = false;
+        outside_roots.insert(d->to);
+      }
+  }
+  auto& dc = prog.delayed_connections;
+  dc.erase(std::remove_if(dc.begin(), dc.end(),
+                          [&](const std::unique_ptr<delayed_connection>& d) {
+                            return ports.count(d->from) != 0 || ports.count(d->to) != 0;
+                          }),
+           dc.end());
+  // Edges and registries.
+  std::set<reaction*> gone;
+  for (reactor* r : reactors)
+    for (auto& x : r->reactions_) gone.insert(x.get());
+  for (reaction* x : gone) {
+    for (reaction* s : x->successors_) {
+      auto& preds = s->predecessors_;
+      preds.erase(std::remove(preds.begin(), preds.end(), x), preds.end());
+    }
+    for (reaction* p : x->predecessors_) {
+      auto& succ = p->successors_;
+      succ.erase(std::remove(succ.begin(), succ.end(), x), succ.end());
+    }
+    prog.reactions[x->index_] = nullptr;  // a tombstone keeps the other indices
+  }
+  for (port_base* root : outside_roots) close_root(root);
+  auto drop = [&](auto& list) {
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [&](auto* a) { return inside.count(a->container()) != 0; }),
+               list.end());
+  };
+  drop(prog.startup_triggers);
+  drop(prog.shutdown_triggers);
+  drop(prog.timers);
+  auto& siblings = subtree_root.container()->children_;
+  siblings.erase(std::remove(siblings.begin(), siblings.end(), &subtree_root), siblings.end());
+  return targets;
 }
 
 }  // namespace spate::reactor::detail

@@ -4,6 +4,7 @@
 
 #include "spate/reactor/detail/reaction_scheduler.hpp"
 #include "spate/reactor/environment.hpp"
+#include "spate/reactor/mutation.hpp"
 #include "spate/reactor/reactor.hpp"
 
 namespace spate::reactor {
@@ -54,6 +55,16 @@ void action_base::schedule_physical(detail::erased_value value, duration delay) 
 reaction::reaction(std::string name, reactor* container, std::size_t priority)
     : element(name.empty() ? "reaction_" + std::to_string(priority) : std::move(name), container),
       priority_(priority) {}
+
+reaction::~reaction() = default;
+
+namespace detail {
+pending_mutation& mutation_of(reaction& r, reactor& owner) {
+  if (!r.mutation_)
+    r.mutation_ = std::make_unique<pending_mutation>(pending_mutation{&owner, {}, {}, {}});
+  return *r.mutation_;
+}
+}  // namespace detail
 
 resume_result reaction::resume(std::size_t budget) {
   scheduler_->run_from(this, budget);

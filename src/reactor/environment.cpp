@@ -1,5 +1,6 @@
 #include "spate/reactor/environment.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include "spate/reactor/detail/assembler.hpp"
@@ -88,11 +89,18 @@ time_point environment::start_time() const noexcept {
 }
 
 std::size_t environment::reaction_count() const {
-  return scheduler_ == nullptr ? 0 : scheduler_->assembled().reactions.size();
+  if (scheduler_ == nullptr) return 0;
+  const auto& all = scheduler_->assembled().reactions;  // removed ones leave a null
+  return static_cast<std::size_t>(
+      std::count_if(all.begin(), all.end(), [](const reaction* r) { return r != nullptr; }));
 }
 
 std::size_t environment::level_count() const {
   return scheduler_ == nullptr ? 0 : scheduler_->assembled().level_count;
+}
+
+std::size_t environment::rejected_mutations() const {
+  return scheduler_ == nullptr ? 0 : scheduler_->rejected_mutations();
 }
 
 std::string environment::trace_json() const {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
 #include <utility>
 
 #include "spate/platform/stress_point.hpp"
+#include "spate/reactor/detail/assembler.hpp"
 #include "spate/scheduler/runtime.hpp"
 
 namespace spate::reactor::detail {
@@ -36,7 +38,8 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
       trace_(options.trace),
       timer_link_(std::make_shared<timer_link>()) {
   timer_link_->scheduler = this;
-  for (reaction* r : program_.reactions) r->scheduler_ = this;
+  for (reaction* r : program_.reactions)
+    if (r != nullptr) r->scheduler_ = this;
   by_level_.resize(program_.level_count);
   if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
 }
@@ -98,6 +101,86 @@ void reaction_scheduler::set_stop_locked(const tag& at) {
 bool reaction_scheduler::is_started() const {
   std::lock_guard lock(mutex_);
   return phase_ != phase::not_started;
+}
+
+std::size_t reaction_scheduler::rejected_mutations() const {
+  std::lock_guard lock(mutex_);
+  return rejected_mutations_;
+}
+
+// At the end of a tag, under the lock, with no reaction running: the mutation's reactors and
+// connections join the program (or it is rejected whole), then its removals happen.
+void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
+  reactor& owner = *m.owner;
+  auto forget_children = [&](const std::vector<std::unique_ptr<reactor>>& made) {
+    auto& children = owner.children_;
+    for (auto& r : made)
+      children.erase(std::remove(children.begin(), children.end(), r.get()), children.end());
+  };
+  if (!m.created.empty() || !m.connections.empty()) {
+    std::vector<reactor*> roots;
+    for (auto& r : m.created) roots.push_back(r.get());
+    std::vector<connection*> connections;
+    for (auto& c : m.connections) connections.push_back(c.get());
+    try {
+      auto added = assembler::add(program_, owner, roots, connections);
+      for (reaction* r : added.added_reactions) r->scheduler_ = this;
+      if (program_.reactions.size() <= max_cached_cone)
+        solo_cones_.resize(program_.reactions.size());
+      ++graph_generation_;
+      if (by_level_.size() < program_.level_count) by_level_.resize(program_.level_count);
+      const tag next = current_.delayed_by(duration::zero());
+      for (action_base* s : added.added_startup)
+        place_locked(s, nullptr, next, erased_value::empty_present());
+      for (action_base* s : added.added_shutdown) program_.shutdown_triggers.push_back(s);
+      for (timer* t : added.added_timers) {
+        program_.timers.push_back(t);
+        place_locked(t, nullptr,
+                     t->offset() == duration::zero() ? next : tag{current_.time + t->offset(), 0},
+                     erased_value::empty_present());
+      }
+      for (auto& r : m.created) owner.created_.push_back(std::move(r));
+      for (auto& c : m.connections) owner.created_connections_.push_back(std::move(c));
+    } catch (const assembly_error& e) {
+      ++rejected_mutations_;
+      forget_children(m.created);
+      m.created.clear();  // destroyed: the program never saw them
+      runtime_->report_error(std::string("reactor ") + owner.fully_qualified_name() + ": " +
+                             e.what());
+    }
+  }
+  for (reactor* gone : m.removed) {
+    auto it = std::find_if(owner.created_.begin(), owner.created_.end(),
+                           [&](const std::unique_ptr<reactor>& r) { return r.get() == gone; });
+    if (it == owner.created_.end()) {
+      ++rejected_mutations_;
+      // (Not named: it may be a reactor whose creation was rejected, already freed.)
+      runtime_->report_error("reactor " + owner.fully_qualified_name() +
+                             ": a mutation removes only reactors a mutation of it created (and "
+                             "that were not rejected); this removal is ignored");
+      continue;
+    }
+    if (removed_this_tag_.count(gone) != 0) continue;  // removed twice at one tag
+    auto targets = assembler::remove(program_, *gone);
+    std::set<event_target*> dropped(targets.begin(), targets.end());
+    queue_.drop_targets(dropped);
+    std::set<reactor*> inside;
+    for (reactor* r : assembler::collect(gone)) {
+      inside.insert(r);
+      removed_this_tag_.insert(r);
+    }
+    auto& conns = owner.created_connections_;
+    conns.erase(std::remove_if(conns.begin(), conns.end(),
+                               [&](const std::unique_ptr<connection>& c) {
+                                 return c->touches([&](const port_base* p) {
+                                   return inside.count(p->container()) != 0;
+                                 });
+                               }),
+                conns.end());
+    graveyard_.push_back(std::move(*it));  // freed after the batch
+    owner.created_.erase(it);
+    ++graph_generation_;
+  }
 }
 
 bool reaction_scheduler::is_finished() const {
@@ -294,9 +377,13 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   // action, one timer, one delayed input) reuses that seed's cone and counters, computed the
   // first time.
   const std::vector<reaction*>* ready = nullptr;
-  if (cone_.size() == 1 && program_.reactions.size() <= max_cached_cone) {
+  if (cone_.size() == 1 && cone_.front()->index_ < solo_cones_.size()) {
     cone_cache& cache = solo_cones_[cone_.front()->index_];
-    if (cache.members.empty()) {
+    if (cache.graph_generation != graph_generation_) {
+      cache.members.clear();
+      cache.pending.clear();
+      cache.ready.clear();
+      cache.graph_generation = graph_generation_;
       compute_cone();
       cache.members = cone_;
       for (reaction* r : cone_)
@@ -477,6 +564,7 @@ reaction* reaction_scheduler::end_tag() {
       r->set_ports_.clear();
       r->ran_ = false;
       if (!r->staged_.empty()) staged_by_.push_back(r);
+      if (r->mutation_) mutated_by_.push_back(r);
     }
     r->triggered_.store(false, std::memory_order_relaxed);
   }
@@ -492,6 +580,18 @@ reaction* reaction_scheduler::end_tag() {
       place_locked(e.target, e.action, at, std::move(e.value));
     }
     r->staged_.clear();
+  }
+  if (!mutated_by_.empty()) {
+    std::sort(mutated_by_.begin(), mutated_by_.end(),
+              [](reaction* a, reaction* b) { return a->index_ < b->index_; });
+    // Taken out first: a mutation may remove a reactor whose own reaction also mutated.
+    std::vector<std::unique_ptr<pending_mutation>> batch;
+    for (reaction* r : mutated_by_) batch.push_back(std::move(r->mutation_));
+    mutated_by_.clear();
+    for (auto& m : batch)
+      if (removed_this_tag_.count(m->owner) == 0) apply_mutation_locked(*m);  // else dropped
+    removed_this_tag_.clear();
+    graveyard_.clear();  // frees what was removed, now that no mutation refers to it
   }
   if (is_stop_tag_) {
     finish_locked();

@@ -37,6 +37,16 @@ class connection {
   bool is_physical() const noexcept { return physical_; }
   std::optional<duration> delay() const noexcept { return delay_; }
 
+  // True when `pred` holds for a port at either end.
+  template <class Pred>
+  bool touches(Pred pred) const {
+    for (const port_base* p : from_)
+      if (pred(p)) return true;
+    for (const port_base* p : to_)
+      if (pred(p)) return true;
+    return false;
+  }
+
   connection(std::vector<port_base*> from, std::vector<port_base*> to, bool broadcast)
       : from_(std::move(from)), to_(std::move(to)), broadcast_(broadcast) {}
 

@@ -98,9 +98,11 @@ class environment {
   const environment_options& options() const noexcept { return options_; }
   spate::runtime& runtime() const noexcept { return *runtime_; }
 
-  // After assembly: the program's reactions and their levels (for tests and tools).
+  // After assembly: the program's reactions (now, with mutations) and levels.
   std::size_t reaction_count() const;
   std::size_t level_count() const;
+  // Mutations rejected so far (each also reported through the runtime's error reporter).
+  std::size_t rejected_mutations() const;
   // Chrome trace-event JSON of the run (open in Perfetto or chrome://tracing); empty
   // traceEvents when options().trace is false.
   std::string trace_json() const;

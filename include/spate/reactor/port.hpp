@@ -61,6 +61,7 @@ class port_base : public element, public detail::event_target {
   bool inward_is_delayed = false;    // that connection has an `after` delay or is physical
   std::vector<port_base*> outward_;  // downstream ends of connections without delay
   std::vector<detail::delayed_connection*> delayed_;  // delayed connections from the closure
+  std::vector<detail::delayed_connection*> delayed_leaving_;  // delayed connections from here
   std::vector<reaction*> readers_;  // reactions that declared it as trigger or source
   std::vector<reaction*> writers_;  // reactions that declared it as an effect
   bool present_ = false;

@@ -35,6 +35,7 @@ namespace detail {
 class assembler;
 class reaction_scheduler;
 struct delayed_connection;
+struct pending_mutation;
 
 // An event a reaction produced at this tag (a logical action, a delayed connection's value);
 // merged into the event queue when the tag ends, in reaction order, so the result is the
@@ -49,15 +50,18 @@ struct staged_event {
 }  // namespace detail
 
 class reaction;
+class mutation_point;
 namespace detail {
 void declare_trigger(reaction& r, action_base& a);
 void declare_port(reaction& r, port_base& p, int role);  // 0 trigger, 1 source, 2 effect
 void declare_effect_action(reaction& r, action_base& a);
+struct pending_mutation;
+pending_mutation& mutation_of(reaction& r, reactor& owner);
 }  // namespace detail
 
 class reaction : public element, private task {
  public:
-  ~reaction() override = default;
+  ~reaction() override;
   // Declaration order within the reactor, from 1.
   std::size_t priority() const noexcept { return priority_; }
   // The reaction's level: the length of the longest dependency chain leading to it.
@@ -102,6 +106,8 @@ class reaction : public element, private task {
   bool ran_ = false;
   std::vector<port_base*> set_ports_;
   std::vector<detail::staged_event> staged_;
+  std::unique_ptr<detail::pending_mutation> mutation_;  // mutation.hpp
+  friend detail::pending_mutation& detail::mutation_of(reaction&, reactor&);
 };
 
 // Sets the port at the current tag: stores the value, triggers the readers, and stages the
@@ -346,7 +352,7 @@ class [[nodiscard]] reaction_builder {
   reaction_builder<Effects..., std::remove_cvref_t<E>...> effects(E&&... effects) && {
     static_assert((detail::effect_declaration<E> && ...),
                   "an effect must be a port (input of a contained reactor or own output), a "
-                  "multiport, a port_list, or a logical or physical action");
+                  "multiport, a port_list, a logical or physical action, or `mutations`");
     reaction_builder<Effects..., std::remove_cvref_t<E>...> next(*owner_, std::move(name_));
     owner_ = nullptr;
     next.trigger_actions_ = std::move(trigger_actions_);
@@ -406,7 +412,10 @@ class [[nodiscard]] reaction_builder {
   }
   template <class D>
   static void register_effect(reaction& r, D& d) {
-    if constexpr (std::is_base_of_v<action_base, D>) {
+    if constexpr (std::is_same_v<D, mutation_point>) {
+      (void)r;  // a mutator writes structure, not ports: no edge in the dependency graph
+      (void)d;
+    } else if constexpr (std::is_base_of_v<action_base, D>) {
       detail::declare_effect_action(r, d);
     } else {
       for (auto* p : as_port_list(d)) detail::declare_port(r, *p, 2);

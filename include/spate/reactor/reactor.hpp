@@ -37,6 +37,17 @@
 
 namespace spate::reactor {
 
+// Every reactor's `mutations` member: declare it as an effect to receive a mutator
+// (mutation.hpp).
+class mutation_point {
+ public:
+  explicit mutation_point(reactor* owner) noexcept : owner_(owner) {}
+  reactor& owner() const noexcept { return *owner_; }
+
+ private:
+  reactor* owner_;
+};
+
 class reactor : public element {
   // The registries come first: the startup and shutdown members below register in them.
   std::vector<port_base*> ports_;
@@ -86,6 +97,7 @@ class reactor : public element {
 
   startup_trigger startup{this};
   shutdown_trigger shutdown{this};
+  mutation_point mutations{this};
 
  protected:
   // Starts declaring a reaction; reactions run in the order they are declared. An empty name
@@ -109,6 +121,7 @@ class reactor : public element {
   friend class action_base;
   friend class spate::reactor::reaction;
   friend class detail::assembler;
+  friend class detail::reaction_scheduler;
   friend std::size_t detail::next_reaction_priority(reactor&);
   friend void detail::add_reaction(reactor&, std::unique_ptr<spate::reactor::reaction>);
   friend void detail::note_reaction_without_body(reactor&, const std::string&);
@@ -118,6 +131,9 @@ class reactor : public element {
   environment* env_;
   std::size_t bank_index_;
   std::size_t bank_width_;
+  // What mutations made and own (mutation.hpp).
+  std::vector<std::unique_ptr<reactor>> created_;
+  std::vector<std::unique_ptr<connection>> created_connections_;
 };
 
 // N instances of a reactor (LF's bank): instance i is named "name[i]" and has bank_index() i.

@@ -76,6 +76,14 @@ class event_queue {
     for (auto it = early.rbegin(); it != early.rend(); ++it)
       insert(floor, it->target, std::move(it->value));
   }
+  // Drops every pending event of these targets (a mutation removed them).
+  template <class Set>
+  void drop_targets(const Set& targets) {
+    entries_.erase(
+        std::remove_if(entries_.begin(), entries_.end(),
+                       [&](const entry& e) { return targets.count(e.what.target) != 0; }),
+        entries_.end());
+  }
   bool empty() const noexcept { return entries_.empty(); }
   void clear() { entries_.clear(); }
 

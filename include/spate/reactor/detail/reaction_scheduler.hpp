@@ -53,6 +53,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@
 #include "spate/reactor/connection.hpp"
 #include "spate/reactor/detail/event_queue.hpp"
 #include "spate/reactor/environment.hpp"
+#include "spate/reactor/mutation.hpp"
 #include "spate/reactor/reaction.hpp"
 #include "spate/reactor/trace.hpp"
 #include "spate/scheduler/task.hpp"
@@ -91,6 +93,7 @@ class reaction_scheduler {
   bool wait_for(duration timeout);
   void request_stop();
   bool is_started() const;
+  std::size_t rejected_mutations() const;
   bool is_finished() const;
 
   // The tag being run; for reactions (written before they start).
@@ -133,6 +136,7 @@ class reaction_scheduler {
   void wake_locked(const tag& at);
   void finish_locked();
   void on_timer(std::uint64_t generation);
+  void apply_mutation_locked(pending_mutation& m);
 
   spate::runtime* runtime_;
   environment_options options_;
@@ -163,12 +167,18 @@ class reaction_scheduler {
   // Per seed reaction, the cone and initial counters of a tag that only it seeds. Kept for
   // programs of up to max_cached_cone reactions (the caches are quadratic in the worst case).
   struct cone_cache {
+    std::uint64_t graph_generation = 0;  // valid while it equals graph_generation_
     std::vector<reaction*> members;
     std::vector<std::uint32_t> pending;
     std::vector<reaction*> ready;
   };
   static constexpr std::size_t max_cached_cone = 4096;
   std::vector<cone_cache> solo_cones_;
+  std::uint64_t graph_generation_ = 1;  // bumped by every applied mutation
+  std::vector<reaction*> mutated_by_;
+  std::set<reactor*> removed_this_tag_;
+  std::vector<std::unique_ptr<reactor>> graveyard_;
+  std::size_t rejected_mutations_ = 0;
   std::vector<event> delivered_events_;
   std::vector<event_target*> delivered_;
   std::vector<reaction*> staged_by_;

@@ -1,0 +1,196 @@
+// Mutations: reactors and connections created and removed by reactions, taking effect at the
+// next tag; rejected whole (with the cycle named) when they would close a causality loop.
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "lf_test_support.hpp"
+
+namespace lf_test {
+namespace {
+
+spate::runtime_config quiet_workers(std::size_t n, std::vector<std::string>* errors) {
+  spate::runtime_config config;
+  config.scheduler.threads = n;
+  config.read_environment = false;
+  static std::mutex mutex;
+  config.error_reporter = [errors](const std::string& text) {
+    std::lock_guard lock(mutex);
+    if (errors != nullptr) errors->push_back(text);
+  };
+  return config;
+}
+
+struct doubler : reactor {
+  input<int> in{this, "in"};
+  output<int> out{this, "out"};
+  bool started = false;
+  explicit doubler(context ctx) : reactor(ctx) {
+    reaction("hello").triggers(startup).body([this] { started = true; });
+    reaction("double").triggers(in).effects(out).body(
+        [this](port_writer<int>& out) { out.set(2 * in.get()); });
+  }
+};
+
+struct recorder : reactor {
+  input<int> direct{this, "direct"}, via{this, "via"};
+  int directs = 0;
+  std::vector<std::pair<int, std::int64_t>> vias;  // value, elapsed ms
+  explicit recorder(context ctx) : reactor(ctx) {
+    reaction("record").triggers(direct, via).body([this] {
+      if (direct.is_present()) ++directs;
+      if (via.is_present()) {
+        vias.emplace_back(via.get(), elapsed_logical_time() / 1ms);
+        note(*this, "via " + str(via.get()));
+      }
+    });
+  }
+};
+
+// Ticks; at tick 2 creates a doubler from its output to the recorder; at tick 5 removes it.
+struct grower : reactor {
+  timer tick{this, "tick", 0ms, 1ms};
+  output<int> out{this, "out"};
+  recorder sink{{this, "sink"}};
+  int n = 0;
+  doubler* made = nullptr;
+  explicit grower(context ctx) : reactor(ctx) {
+    reaction("tick")
+        .triggers(tick)
+        .effects(out, sink.direct, mutations)
+        .body([this](port_writer<int>& out, port_writer<int>& direct, mutator& m) {
+          ++n;
+          out.set(n);
+          direct.set(n);
+          if (n == 2) {
+            made = &m.create<doubler>("made");
+            m.connect(this->out, made->in);
+            m.connect(made->out, sink.via);
+          }
+          if (n == 5) m.remove(*made);  // at the end of this tag: its value still passes
+        });
+  }
+};
+
+TEST(ReactorMutation, CreatedReactorsJoinAtTheNextTagAndLeaveWhenRemoved) {
+  for (auto mode : {scheduling_mode::precise, scheduling_mode::levels}) {
+    std::vector<std::string> errors;
+    spate::runtime rt{quiet_workers(2, &errors)};
+    environment env{rt, {.mode = mode, .fast = true, .timeout = 8ms}};
+    auto& g = env.make_top<grower>("main");
+    env.run();
+    for (auto& e : errors) ADD_FAILURE() << e;
+    EXPECT_EQ(g.sink.directs, 9);  // ticks at 0..8 ms
+    ASSERT_EQ(g.sink.vias.size(), 3u);
+    EXPECT_EQ(g.sink.vias[0], (std::pair<int, std::int64_t>{6, 2}));
+    EXPECT_EQ(g.sink.vias[1], (std::pair<int, std::int64_t>{8, 3}));
+    EXPECT_EQ(g.sink.vias[2], (std::pair<int, std::int64_t>{10, 4}));
+    EXPECT_EQ(env.reaction_count(), 2u);  // tick, record: the doubler's two were removed
+    EXPECT_EQ(env.rejected_mutations(), 0u) << (errors.empty() ? "" : errors.front());
+    EXPECT_TRUE(errors.empty());
+    EXPECT_EQ(env.rejected_mutations(), 0u);
+    EXPECT_TRUE(errors.empty());
+  }
+}
+
+struct looper : reactor {
+  timer tick{this, "tick", 0ms, 1ms};
+  doubler a{{this, "a"}};
+  int n = 0, seen = 0;
+  explicit looper(context ctx) : reactor(ctx) {
+    reaction("feed")
+        .triggers(tick)
+        .effects(a.in, mutations)
+        .body([this](port_writer<int>& in, mutator& m) {
+          in.set(++n);
+          if (n == 2) {
+            auto& b = m.create<doubler>("b");
+            m.connect(a.out, b.in);
+            m.connect(b.out, a.in);  // a.in is written by `feed` already: two writers
+          }
+          if (n == 3) {
+            auto& c = m.create<doubler>("c");
+            auto& d = m.create<doubler>("d");
+            m.connect(c.out, d.in);
+            m.connect(d.out, c.in);  // c -> d -> c: a causality cycle
+          }
+        });
+    reaction("watch").triggers(a.out).body([this] { ++seen; });
+  }
+};
+
+TEST(ReactorMutation, ABrokenMutationIsRejectedWholeWithItsCycleNamed) {
+  std::vector<std::string> errors;
+  spate::runtime rt{quiet_workers(2, &errors)};
+  environment env{rt, {.fast = true, .timeout = 5ms}};
+  auto& program = env.make_top<looper>("main");
+  env.run();
+  EXPECT_EQ(env.rejected_mutations(), 2u);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("main.a.in has two writers"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("mutation rejected: causality cycle"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[1].find("main.c.double"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[1].find("main.d.double"), std::string::npos) << errors[1];
+  EXPECT_EQ(program.seen, 6);           // the program went on as it was: ticks 0..5 ms
+  EXPECT_EQ(env.reaction_count(), 4u);  // a.hello, a.double, feed, watch: nothing of b, c, d
+}
+
+// Savina's Fibonacci as reactors: each node creates its two children by a mutation, adds
+// their results, and removes them.
+struct fib_node : reactor {
+  output<long> out{this, "out"};
+  input<long> left{this, "left"}, right{this, "right"};
+  int n;
+  std::optional<long> l, r;
+  fib_node *a = nullptr, *b = nullptr;
+  fib_node(context ctx, int n) : reactor(ctx), n(n) {
+    reaction("split")
+        .triggers(startup)
+        .effects(out, mutations)
+        .body([this](port_writer<long>& out, mutator& m) {
+          if (this->n < 2) {
+            out.set(this->n);
+            return;
+          }
+          a = &m.create<fib_node>("f" + std::to_string(this->n - 1), this->n - 1);
+          b = &m.create<fib_node>("f" + std::to_string(this->n - 2), this->n - 2);
+          m.connect(a->out, left);
+          m.connect(b->out, right);
+        });
+    reaction("join")
+        .triggers(left, right)
+        .effects(out, mutations)
+        .body([this](port_writer<long>& out, mutator& m) {
+          if (left.is_present()) l = left.get();
+          if (right.is_present()) r = right.get();
+          if (l && r) {
+            out.set(*l + *r);
+            m.remove(*a);
+            m.remove(*b);
+          }
+        });
+  }
+};
+struct fib_program : reactor {
+  fib_node root;
+  long result = -1;
+  explicit fib_program(context ctx, int n = 12) : reactor(ctx), root{{this, "fib"}, n} {
+    reaction("done").triggers(root.out).body([this] {
+      result = root.out.get();
+      note(*this, "fib = " + str(result));
+    });
+  }
+};
+LF_TEST(MutationFib, fib_program, (environment_options{.fast = true}))
+
+TEST(ReactorMutation, FibonacciByMutationIsCorrectAndFreesItsNodes) {
+  spate::runtime rt{quiet_workers(2, nullptr)};
+  environment env{rt, {.fast = true}};
+  auto& program = env.make_top<fib_program>("main", 15);
+  env.run();
+  EXPECT_EQ(program.result, 610);
+  EXPECT_EQ(env.rejected_mutations(), 0u);
+}
+
+}  // namespace
+}  // namespace lf_test
