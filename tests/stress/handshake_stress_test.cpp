@@ -416,10 +416,12 @@ TEST(stress, reactor_physical_actions_racing_the_advancer_are_all_delivered) {
       spate::runtime_config config;
       config.scheduler = no_safety_net(2);
       spate::runtime rt(config);
-      spate::reactor::environment env{rt, {.keep_alive = true}};
+      spate::reactor::environment_options options;
+      options.keep_alive = true;
+      spate::reactor::environment env{rt, options};
       auto& program = env.make_top<physical_fan_in>("main");
       env.start();
-      constexpr int per_thread = 20'000;
+      constexpr int per_thread = 1'500;  // each its own tag: ~10 ms apiece under TSAN
       std::vector<std::thread> senders;
       for (int t = 0; t < 3; ++t)
         senders.emplace_back([&] {
