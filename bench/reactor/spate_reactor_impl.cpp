@@ -411,9 +411,59 @@ json threadring(const bench_params& p) {
   });
 }
 
+// ---------------------------------------------------------------- reactor_mutation
+// The cost of one mutation as a function of program size: a program of `size` relay
+// reactors in a chain, and a reaction that at every tag creates a relay, connects it behind
+// its own output, and removes the one it created the tag before.
+
+struct mutation_relay : reactor {
+  input<int> in{this, "in"};
+  output<int> out{this, "out"};
+  explicit mutation_relay(context ctx) : reactor(ctx) {
+    reaction("relay").triggers(in).effects(out).body(
+        [this](port_writer<int>& out) { out.set(in.get()); });
+  }
+};
+struct mutating_program : reactor {
+  timer tick{this, "tick", duration::zero(), std::chrono::microseconds(1)};
+  bank<mutation_relay> chain;  // the program's size; idle, so a tag costs the mutation
+  mutation_relay* previous = nullptr;
+  std::int64_t mutations_done = 0, limit;
+  mutating_program(context ctx, std::size_t size, std::int64_t limit)
+      : reactor(ctx), chain{this, "chain", size}, limit(limit) {
+    for (std::size_t i = 0; i + 1 < size; ++i) connect(chain[i].out, chain[i + 1].in);
+    reaction("grow").triggers(tick).effects(mutations).body([this](mutator& m) {
+      if (previous != nullptr) m.remove(*previous);
+      previous = &m.create<mutation_relay>("extra" + std::to_string(mutations_done));
+      m.connect(chain[chain.size() - 1].out, previous->in);
+      if (++mutations_done == this->limit) request_stop();
+    });
+  }
+};
+
+json reactor_mutation(const bench_params& p) {
+  const auto size = static_cast<std::size_t>(p.integer("size"));
+  const auto n = p.integer("n");
+  if (size < 2 || n < 1) throw usage_error("reactor_mutation needs size >= 2 and n >= 1");
+  spate::runtime rt{reactor_runtime_config(p)};
+  environment_options options;
+  options.fast = true;
+  environment env{rt, options};
+  env.make_top<mutating_program>("main", size, n);
+  env.assemble();
+  json m;
+  timed_run(m, [&] { env.run(); });
+  if (env.rejected_mutations() != 0) throw std::runtime_error("reactor_mutation: rejected");
+  // One tag per mutation: the per-tag cost of an unmutated tick is ~0.1 us, so this is the
+  // mutation's (a create + connect + remove of the previous one).
+  m["us_per_mutation"] = m["wall_s"].get<double>() * 1e6 / double(n);
+  return m;
+}
+
 }  // namespace
 
 void register_spate_reactor_impls(bench_registry& r) {
+  r.implement("reactor_mutation", "spate-reactor", reactor_mutation);
   r.implement("latency_chain", "spate-reactor", latency_chain);
   r.implement("reactor_levels", "spate-reactor", reactor_levels);
   r.implement("pingpong", "spate-reactor", pingpong);

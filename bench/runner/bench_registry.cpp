@@ -72,6 +72,9 @@ void define_benchmarks(bench_registry& r) {
             {"seconds", "5"},
             {"source", "physical"},
             {"mode", "precise"}});
+  r.define("reactor_mutation",
+           "per tag, a reaction creates a reactor, connects it and removes the previous one",
+           {{"size", "100"}, {"n", "20000"}});
   r.define("reactor_levels",
            "per tag: a fan-out to one heavy reaction and a chain of light ones, then a join",
            {{"tags", "4000"}, {"work", "400"}, {"chain", "4"}, {"mode", "precise"}});

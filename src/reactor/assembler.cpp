@@ -228,8 +228,16 @@ void assembler::assign_levels_and_check(const std::vector<reaction*>& reactions)
   }
 }
 
+std::vector<action_base*> assembler::shutdown_triggers(const std::vector<reactor*>& tops) {
+  std::vector<action_base*> triggers;
+  for (reactor* top : tops)
+    for (reactor* r : collect(top)) triggers.push_back(&r->shutdown);
+  return triggers;
+}
+
 program assembler::assemble(const std::vector<reactor*>& tops) {
   program prog;
+  prog.tops = tops;
 
   // 1. Collect, in tree order, and check declarations.
   std::vector<reactor*> reactors;
@@ -593,14 +601,8 @@ std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_roo
     prog.reactions[x->index_] = nullptr;  // a tombstone keeps the other indices
   }
   for (port_base* root : outside_roots) close_root(root);
-  auto drop = [&](auto& list) {
-    list.erase(std::remove_if(list.begin(), list.end(),
-                              [&](auto* a) { return inside.count(a->container()) != 0; }),
-               list.end());
-  };
-  drop(prog.startup_triggers);
-  drop(prog.shutdown_triggers);
-  drop(prog.timers);
+  // (The startup, shutdown and timer lists are the start's; the shutdown tag collects the
+  // shutdown triggers of the reactors alive then, so nothing here scans the whole program.)
   auto& siblings = subtree_root.container()->children_;
   siblings.erase(std::remove(siblings.begin(), siblings.end(), &subtree_root), siblings.end());
   return targets;

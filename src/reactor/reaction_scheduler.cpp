@@ -132,9 +132,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
       const tag next = current_.delayed_by(duration::zero());
       for (action_base* s : added.added_startup)
         place_locked(s, nullptr, next, erased_value::empty_present());
-      for (action_base* s : added.added_shutdown) program_.shutdown_triggers.push_back(s);
       for (timer* t : added.added_timers) {
-        program_.timers.push_back(t);
         place_locked(t, nullptr,
                      t->offset() == duration::zero() ? next : tag{current_.time + t->offset(), 0},
                      erased_value::empty_present());
@@ -362,7 +360,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
     }
   }
   if (is_stop_tag)
-    for (action_base* s : program_.shutdown_triggers) {
+    for (action_base* s : assembler::shutdown_triggers(program_.tops)) {
       s->deliver(erased_value::empty_present());
       seed(s);
     }

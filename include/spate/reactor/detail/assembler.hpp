@@ -46,6 +46,8 @@ class assembler {
   static std::vector<event_target*> remove(program& prog, reactor& subtree_root);
 
   static std::vector<reactor*> collect(reactor* root);
+  // Every live reactor's shutdown trigger, in tree order.
+  static std::vector<action_base*> shutdown_triggers(const std::vector<reactor*>& tops);
 
  private:
   using edge_list = std::vector<std::pair<reaction*, reaction*>>;

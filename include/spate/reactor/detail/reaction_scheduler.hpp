@@ -74,7 +74,8 @@ class runtime;
 namespace spate::reactor::detail {
 
 struct program {
-  std::vector<reaction*> reactions;  // in index order (level, then reactor tree)
+  std::vector<reactor*> tops;
+  std::vector<reaction*> reactions;  // by index; a reaction a mutation removed leaves a null
   std::vector<action_base*> startup_triggers, shutdown_triggers;
   std::vector<timer*> timers;
   std::vector<std::string> reaction_names;  // fully qualified, by index
