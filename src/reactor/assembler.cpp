@@ -57,6 +57,17 @@ std::string assembler::describe_cycle(const std::vector<reaction*>& path, reacti
   return text.str();
 }
 
+std::vector<reaction*> assembler::reactions_of(const std::vector<reactor*>& reactors) {
+  std::vector<reaction*> reactions;
+  for (reactor* r : reactors) {
+    if (!r->reactions_without_body_.empty())
+      fail("reactor " + fqn(*r) + ": reaction '" + r->reactions_without_body_.front() +
+           "' was declared without a body (end the declaration with .body(...))");
+    for (auto& x : r->reactions_) reactions.push_back(x.get());
+  }
+  return reactions;
+}
+
 std::vector<reactor*> assembler::collect(reactor* root) {
   std::vector<reactor*> out;
   auto walk = [&](auto& self, reactor* r) -> void {
@@ -243,12 +254,8 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
   std::vector<reactor*> reactors;
   for (reactor* top : tops)
     for (reactor* r : collect(top)) reactors.push_back(r);
-  std::vector<reaction*> reactions;
+  std::vector<reaction*> reactions = reactions_of(reactors);
   for (reactor* r : reactors) {
-    if (!r->reactions_without_body_.empty())
-      fail("reactor " + fqn(*r) + ": reaction '" + r->reactions_without_body_.front() +
-           "' was declared without a body (end the declaration with .body(...))");
-    for (auto& x : r->reactions_) reactions.push_back(x.get());
     for (action_base* a : r->actions_) {
       switch (a->action_kind()) {
         case action_base::kind::startup:
@@ -344,13 +351,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   std::vector<reactor*> reactors;
   for (reactor* root : created_roots)
     for (reactor* r : collect(root)) reactors.push_back(r);
-  std::vector<reaction*> reactions;
-  for (reactor* r : reactors) {
-    if (!r->reactions_without_body_.empty())
-      fail("reactor " + fqn(*r) + ": reaction '" + r->reactions_without_body_.front() +
-           "' was declared without a body");
-    for (auto& x : r->reactions_) reactions.push_back(x.get());
-  }
+  std::vector<reaction*> reactions = reactions_of(reactors);
   std::vector<std::pair<reactor*, connection*>> all_connections;
   for (reactor* r : reactors)
     for (connection& c : r->connections_) all_connections.emplace_back(r, &c);

@@ -47,19 +47,8 @@ class action_base : public element, public detail::event_target {
  private:
   friend class detail::assembler;
   friend class detail::reaction_scheduler;
-  void deliver(detail::erased_value value) override {
-    value_ = std::move(value);
-    present_ = true;
-  }
-  void clear() noexcept override {
-    present_ = false;
-    value_.reset();
-  }
-
   kind kind_;
   action_options options_;
-  bool present_ = false;
-  detail::erased_value value_;
   // Spacing bookkeeping: the tag of the latest event scheduled (under the scheduler's lock).
   std::optional<tag> last_scheduled_;
 };

@@ -13,6 +13,7 @@
 // reactor or an output of a contained one, to an output of the declaring reactor or an input
 // of a contained one. Checked at assembly; errors name the ports.
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "spate/reactor/port_list.hpp"
@@ -59,6 +60,22 @@ class connection {
 };
 
 namespace detail {
+
+// Both sides of a connection as ports, whatever the selections were written as.
+struct connection_ends {
+  std::vector<port_base*> from, to;
+  bool broadcast;
+};
+template <port_selection From, port_selection To>
+connection_ends ends_of(From&& from, To&& to) {
+  static_assert(std::is_same_v<port_list_value_t<From>, port_list_value_t<To>>,
+                "connect: both sides must carry the same value type");
+  auto f = as_port_list(from);
+  auto t = as_port_list(to);
+  return {std::vector<port_base*>(f.begin(), f.end()), std::vector<port_base*>(t.begin(), t.end()),
+          f.is_broadcast()};
+}
+
 // A delayed or physical connection between two channels, after assembly: setting `from`
 // stages an event for `to`.
 struct delayed_connection {

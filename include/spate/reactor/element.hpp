@@ -44,10 +44,17 @@ class event_target {
   explicit event_target(target_kind kind) noexcept : kind_(kind) {}
   virtual ~event_target() = default;
   target_kind kind() const noexcept { return kind_; }
-  // At the start of the event's tag, on the thread that advances time (no reaction runs).
-  virtual void deliver(erased_value value) = 0;
+  // Present with `value`: at the start of the event's tag, on the thread that advances time
+  // (no reaction runs), or when a reaction sets a port.
+  void deliver(erased_value value) {
+    value_ = std::move(value);
+    present_ = true;
+  }
   // At the end of that tag: absent again.
-  virtual void clear() noexcept = 0;
+  void clear() noexcept {
+    present_ = false;
+    value_.reset();
+  }
   // The reactions this target's presence triggers (computed at assembly).
   const std::vector<reaction*>& triggered_reactions() const noexcept { return triggered_; }
   // The element this target is, for error messages and traces.
@@ -56,6 +63,8 @@ class event_target {
  protected:
   friend class assembler;
   std::vector<reaction*> triggered_;
+  bool present_ = false;
+  erased_value value_;
 
  private:
   target_kind kind_;

@@ -59,13 +59,8 @@ class mutator {
   // reaction, whose declarations predate the created reactors, sends to and hears from them.
   template <port_selection From, port_selection To>
   connection& connect(From&& from, To&& to) {
-    static_assert(std::is_same_v<port_list_value_t<From>, port_list_value_t<To>>,
-                  "connect: both sides must carry the same value type");
-    auto f = as_port_list(from);
-    auto t = as_port_list(to);
-    auto c =
-        std::make_unique<connection>(std::vector<port_base*>(f.begin(), f.end()),
-                                     std::vector<port_base*>(t.begin(), t.end()), f.is_broadcast());
+    auto ends = detail::ends_of(std::forward<From>(from), std::forward<To>(to));
+    auto c = std::make_unique<connection>(std::move(ends.from), std::move(ends.to), ends.broadcast);
     connection& result = *c;
     detail::mutation_of(*reaction_, *owner_).connections.push_back(std::move(c));
     return result;

@@ -46,15 +46,6 @@ class port_base : public element, public detail::event_target {
   friend class detail::reaction_scheduler;
   friend class reaction;
   friend void set_port_value(reaction&, port_base&, detail::erased_value);
-  void deliver(detail::erased_value value) override {
-    value_ = std::move(value);
-    present_ = true;
-  }
-  void clear() noexcept override {
-    present_ = false;
-    value_.reset();
-  }
-
   port_direction direction_;
   port_base* root_ = this;           // the port whose value this one reads (assembly)
   port_base* inward_ = nullptr;      // the upstream end of this port's connection, if any
@@ -64,8 +55,6 @@ class port_base : public element, public detail::event_target {
   std::vector<detail::delayed_connection*> delayed_leaving_;  // delayed connections from here
   std::vector<reaction*> readers_;  // reactions that declared it as trigger or source
   std::vector<reaction*> writers_;  // reactions that declared it as an effect
-  bool present_ = false;
-  detail::erased_value value_;
 };
 
 template <class T>

@@ -106,13 +106,8 @@ class reactor : public element {
 
   template <port_selection From, port_selection To>
   connection& connect(From&& from, To&& to) {
-    static_assert(std::is_same_v<port_list_value_t<From>, port_list_value_t<To>>,
-                  "connect: both sides must carry the same value type");
-    auto f = as_port_list(from);
-    auto t = as_port_list(to);
-    std::vector<port_base*> fb(f.begin(), f.end());
-    std::vector<port_base*> tb(t.begin(), t.end());
-    return add_connection(std::move(fb), std::move(tb), f.is_broadcast());
+    auto ends = detail::ends_of(std::forward<From>(from), std::forward<To>(to));
+    return add_connection(std::move(ends.from), std::move(ends.to), ends.broadcast);
   }
 
  private:

@@ -46,6 +46,8 @@ class assembler {
   static std::vector<event_target*> remove(program& prog, reactor& subtree_root);
 
   static std::vector<reactor*> collect(reactor* root);
+  // The reactors' reactions; throws for one declared without a body.
+  static std::vector<reaction*> reactions_of(const std::vector<reactor*>& reactors);
   // Every live reactor's shutdown trigger, in tree order.
   static std::vector<action_base*> shutdown_triggers(const std::vector<reactor*>& tops);
 
