@@ -5,7 +5,9 @@
 // ring (the ring is opened by a logical action in one reactor).
 #include <atomic>
 #include <cmath>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../micro/shapes.hpp"
@@ -460,9 +462,78 @@ json reactor_mutation(const bench_params& p) {
   return m;
 }
 
+// ---------------------------------------------------------------- Savina: Fibonacci
+// Dynamic creation through mutations: every node creates its two children, adds their
+// results and removes them (as tests/reactor/mutation_test.cpp).
+
+std::string fib_child_name(int n) {
+  std::string name = std::to_string(n);
+  name.insert(name.begin(), 'f');  // (not "f" + to_string: a GCC 12 false -Wrestrict)
+  return name;
+}
+
+struct fib_node : reactor {
+  output<long> out{this, "out"};
+  input<long> left{this, "left"}, right{this, "right"};
+  int n;
+  std::optional<long> l, r;
+  fib_node *a = nullptr, *b = nullptr;
+  fib_node(context ctx, int n) : reactor(ctx), n(n) {
+    reaction("split")
+        .triggers(startup)
+        .effects(out, mutations)
+        .body([this](port_writer<long>& out, mutator& m) {
+          if (this->n < 2) {
+            out.set(this->n);
+            return;
+          }
+          a = &m.create<fib_node>(fib_child_name(this->n - 1), this->n - 1);
+          b = &m.create<fib_node>(fib_child_name(this->n - 2), this->n - 2);
+          m.connect(a->out, left);
+          m.connect(b->out, right);
+        });
+    reaction("join")
+        .triggers(left, right)
+        .effects(out, mutations)
+        .body([this](port_writer<long>& out, mutator& m) {
+          if (left.is_present()) l = left.get();
+          if (right.is_present()) r = right.get();
+          if (l && r) {
+            out.set(*l + *r);
+            m.remove(*a);
+            m.remove(*b);
+          }
+        });
+  }
+};
+struct fib_program : reactor {
+  fib_node root;
+  long result = -1;
+  fib_program(context ctx, int n) : reactor(ctx), root{{this, "fib"}, n} {
+    reaction("done").triggers(root.out).body([this] { result = root.out.get(); });
+  }
+};
+
+json fib(const bench_params& p) {
+  spate::runtime rt{reactor_runtime_config(p)};
+  const auto n = static_cast<int>(p.integer("n"));
+  if (n < 0 || n > 40) throw usage_error("fib needs 0 <= n <= 40");
+  long expected = 0, next = 1;
+  for (int i = 0; i < n; ++i) expected = std::exchange(next, expected + next);
+  return savina_iterations(p, [&] {
+    return reactor_iteration<fib_program>(
+        rt, p,
+        [expected](fib_program& program) {
+          if (program.result != expected) throw std::runtime_error("fib: wrong result");
+        },
+        n);
+  });
+}
+
 }  // namespace
 
 void register_spate_reactor_impls(bench_registry& r) {
+  r.implement("fib", "spate-reactor", fib);
   r.implement("reactor_mutation", "spate-reactor", reactor_mutation);
   r.implement("latency_chain", "spate-reactor", latency_chain);
   r.implement("reactor_levels", "spate-reactor", reactor_levels);

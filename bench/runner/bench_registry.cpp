@@ -72,6 +72,8 @@ void define_benchmarks(bench_registry& r) {
             {"seconds", "5"},
             {"source", "physical"},
             {"mode", "precise"}});
+  r.define("fib", "Savina: Fibonacci by recursive creation (reactors: mutations)",
+           {{"n", "25"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
   r.define("reactor_mutation",
            "per tag, a reaction creates a reactor, connects it and removes the previous one",
            {{"size", "100"}, {"n", "20000"}});
