@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../examples/reactor_fib.hpp"
 #include "../micro/shapes.hpp"
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
@@ -463,49 +464,10 @@ json reactor_mutation(const bench_params& p) {
 }
 
 // ---------------------------------------------------------------- Savina: Fibonacci
-// Dynamic creation through mutations: every node creates its two children, adds their
-// results and removes them (as tests/reactor/mutation_test.cpp).
+// Dynamic creation through mutations (examples/reactor_fib.hpp).
 
-std::string fib_child_name(int n) {
-  std::string name = std::to_string(n);
-  name.insert(name.begin(), 'f');  // (not "f" + to_string: a GCC 12 false -Wrestrict)
-  return name;
-}
+using spate_examples::fib_node;
 
-struct fib_node : reactor {
-  output<long> out{this, "out"};
-  input<long> left{this, "left"}, right{this, "right"};
-  int n;
-  std::optional<long> l, r;
-  fib_node *a = nullptr, *b = nullptr;
-  fib_node(context ctx, int n) : reactor(ctx), n(n) {
-    reaction("split")
-        .triggers(startup)
-        .effects(out, mutations)
-        .body([this](port_writer<long>& out, mutator& m) {
-          if (this->n < 2) {
-            out.set(this->n);
-            return;
-          }
-          a = &m.create<fib_node>(fib_child_name(this->n - 1), this->n - 1);
-          b = &m.create<fib_node>(fib_child_name(this->n - 2), this->n - 2);
-          m.connect(a->out, left);
-          m.connect(b->out, right);
-        });
-    reaction("join")
-        .triggers(left, right)
-        .effects(out, mutations)
-        .body([this](port_writer<long>& out, mutator& m) {
-          if (left.is_present()) l = left.get();
-          if (right.is_present()) r = right.get();
-          if (l && r) {
-            out.set(*l + *r);
-            m.remove(*a);
-            m.remove(*b);
-          }
-        });
-  }
-};
 struct fib_program : reactor {
   fib_node root;
   long result = -1;

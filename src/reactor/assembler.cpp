@@ -493,7 +493,6 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   mutation_result result;
   for (reaction* x : reactions) {
     x->index_ = prog.reactions.size();
-    x->scheduler_ = prog.reactions.empty() ? nullptr : nullptr;  // set by the scheduler
     prog.reactions.push_back(x);
     prog.reaction_names.push_back(fqn(*x));
     result.added_reactions.push_back(x);
