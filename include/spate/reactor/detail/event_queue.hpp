@@ -4,12 +4,18 @@
 // target and tag: a second event for the same target and tag replaces the first's value
 // (LF semantics). Not thread-safe: the reaction scheduler guards it with its lock.
 //
-// A vector sorted by descending tag: the earliest events are at the back, so taking a tag's
-// events is a pop, and the commonest insertion — an event at the next microstep or the next
-// period, earlier than everything pending — is a push at the back. No allocation per event
-// once the vector has grown to the program's working size.
+// One bucket per pending tag, in a vector sorted by descending tag: the earliest tag is at
+// the back, so taking a tag's events pops a bucket, and the commonest new tag — the next
+// microstep or the next period, earlier than everything pending — is a push at the back.
+// A bucket finds a target's earlier event by a short scan while it is small and by a hash
+// index once it is large, so many events on one tag (a mutation creating thousands of
+// reactors, each with a startup event) cost O(1) each, not a scan of the tag. Emptied
+// buckets are kept for reuse: no allocation per event once the queue has grown to the
+// program's working size.
 #include <algorithm>
+#include <cstddef>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -26,73 +32,124 @@ struct event {
 class event_queue {
  public:
   void insert(const tag& at, event_target* target, erased_value value) {
-    // First position (from the front) whose tag is earlier than `at`: the equal range of
-    // `at` ends there.
-    auto later_end = std::partition_point(entries_.begin(), entries_.end(),
-                                          [&](const entry& e) { return e.at > at; });
-    for (auto it = later_end; it != entries_.end() && it->at == at; ++it) {
-      if (it->what.target == target) {
-        it->what.value = std::move(value);
-        return;
-      }
+    bucket& b = bucket_at(at);
+    if (event* pending = b.find(target)) {
+      pending->value = std::move(value);
+      return;
     }
-    // Behind the events already at `at`: taking pops from the back, so a tag's events come
-    // out in reverse; take() restores insertion order.
-    auto equal_end =
-        std::partition_point(later_end, entries_.end(), [&](const entry& e) { return e.at == at; });
-    entries_.insert(equal_end, entry{at, event{target, std::move(value)}});
+    b.add(event{target, std::move(value)});
   }
   // Replaces the value of a pending event; false when there is none at that tag.
   bool replace(const tag& at, event_target* target, erased_value value) {
-    for (entry& e : entries_) {
-      if (e.at == at && e.what.target == target) {
-        e.what.value = std::move(value);
-        return true;
-      }
-    }
-    return false;
+    auto it = find_bucket(at);
+    if (it == buckets_.end() || it->at != at) return false;
+    event* pending = it->find(target);
+    if (pending == nullptr) return false;
+    pending->value = std::move(value);
+    return true;
   }
   std::optional<tag> earliest() const {
-    if (entries_.empty()) return std::nullopt;
-    return entries_.back().at;
+    if (buckets_.empty()) return std::nullopt;
+    return buckets_.back().at;
   }
   // Moves the events of `at` (the earliest tag) into `out` (cleared first), in the order
   // they were first placed.
   void take(const tag& at, std::vector<event>& out) {
     out.clear();
-    while (!entries_.empty() && entries_.back().at == at) {
-      out.push_back(std::move(entries_.back().what));
-      entries_.pop_back();
-    }
-    std::reverse(out.begin(), out.end());
+    if (buckets_.empty() || buckets_.back().at != at) return;
+    bucket& b = buckets_.back();
+    std::swap(out, b.events);  // the bucket keeps out's old capacity for its next use
+    retire_back();
   }
   // Moves every event earlier than `floor` to `floor` (events placed before the start).
   void raise_to(const tag& floor) {
     std::vector<event> early;
-    while (!entries_.empty() && entries_.back().at < floor) {
-      early.push_back(std::move(entries_.back().what));
-      entries_.pop_back();
+    while (!buckets_.empty() && buckets_.back().at < floor) {
+      // Earliest tag first, each tag's events in placement order.
+      for (event& e : buckets_.back().events) early.push_back(std::move(e));
+      retire_back();
     }
-    for (auto it = early.rbegin(); it != early.rend(); ++it)
-      insert(floor, it->target, std::move(it->value));
+    for (event& e : early) insert(floor, e.target, std::move(e.value));
   }
   // Drops every pending event of these targets (a mutation removed them).
   template <class Set>
   void drop_targets(const Set& targets) {
-    entries_.erase(
-        std::remove_if(entries_.begin(), entries_.end(),
-                       [&](const entry& e) { return targets.count(e.what.target) != 0; }),
-        entries_.end());
+    for (bucket& b : buckets_) {
+      auto gone = std::remove_if(b.events.begin(), b.events.end(),
+                                 [&](const event& e) { return targets.count(e.target) != 0; });
+      if (gone == b.events.end()) continue;
+      b.events.erase(gone, b.events.end());
+      b.rebuild_index();
+    }
+    buckets_.erase(std::remove_if(buckets_.begin(), buckets_.end(),
+                                  [](const bucket& b) { return b.events.empty(); }),
+                   buckets_.end());
   }
-  bool empty() const noexcept { return entries_.empty(); }
-  void clear() { entries_.clear(); }
+  bool empty() const noexcept { return buckets_.empty(); }
+  void clear() {
+    while (!buckets_.empty()) retire_back();
+  }
 
  private:
-  struct entry {
+  // Below this many events a bucket is scanned; at it, the bucket builds its index.
+  static constexpr std::size_t indexed_from = 16;
+
+  struct bucket {
     tag at;
-    event what;
+    std::vector<event> events;                             // in placement order
+    std::unordered_map<event_target*, std::size_t> index;  // target -> position; large only
+
+    event* find(event_target* target) {
+      if (events.size() < indexed_from) {
+        for (event& e : events)
+          if (e.target == target) return &e;
+        return nullptr;
+      }
+      auto it = index.find(target);
+      return it == index.end() ? nullptr : &events[it->second];
+    }
+    void add(event e) {
+      events.push_back(std::move(e));
+      if (events.size() == indexed_from)
+        rebuild_index();
+      else if (events.size() > indexed_from)
+        index.emplace(events.back().target, events.size() - 1);
+    }
+    void rebuild_index() {
+      index.clear();
+      if (events.size() < indexed_from) return;
+      for (std::size_t i = 0; i < events.size(); ++i) index.emplace(events[i].target, i);
+    }
   };
-  std::vector<entry> entries_;  // descending by tag
+
+  // First bucket (from the front) whose tag is not later than `at`.
+  std::vector<bucket>::iterator find_bucket(const tag& at) {
+    return std::partition_point(buckets_.begin(), buckets_.end(),
+                                [&](const bucket& b) { return b.at > at; });
+  }
+  bucket& bucket_at(const tag& at) {
+    auto it = find_bucket(at);
+    if (it != buckets_.end() && it->at == at) return *it;
+    bucket fresh = take_spare();
+    fresh.at = at;
+    return *buckets_.insert(it, std::move(fresh));
+  }
+  bucket take_spare() {
+    if (spare_.empty()) return bucket{};
+    bucket b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+  void retire_back() {
+    bucket b = std::move(buckets_.back());
+    buckets_.pop_back();
+    b.events.clear();
+    b.index.clear();
+    spare_.push_back(std::move(b));
+  }
+
+  std::vector<bucket> buckets_;  // descending by tag
+  std::vector<bucket> spare_;    // emptied buckets, kept for their capacity
 };
 
 }  // namespace spate::reactor::detail
