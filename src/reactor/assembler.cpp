@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 #include "spate/reactor/environment.hpp"
 
@@ -436,15 +437,16 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   auto candidate = [&](reaction* from, reaction* to) {
     if (edge_seen.insert({from, to}).second) edges.emplace_back(from, to);
   };
+  std::map<port_base*, std::vector<reaction*>> new_writers;
+  for (reaction* w : reactions)
+    for (port_base* p : w->effect_ports_) new_writers[p].push_back(w);
   for (auto& [r, c] : all_connections)
     if (!c->delay_.has_value())
       for (std::size_t i = 0; i < c->to_.size(); ++i) {
         port_base* root = upstream_root(c->from_[i % c->from_.size()]);
         std::vector<reaction*> writers = root->writers_;
-        for (reaction* w : reactions)
-          if (std::find(w->effect_ports_.begin(), w->effect_ports_.end(), root) !=
-              w->effect_ports_.end())
-            writers.push_back(w);
+        if (auto it = new_writers.find(root); it != new_writers.end())
+          writers.insert(writers.end(), it->second.begin(), it->second.end());
         for (reaction* reader : readers_of_closure(c->to_[i]))
           for (reaction* w : writers) candidate(w, reader);
       }
@@ -455,36 +457,108 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
     for (std::size_t i = 1; i < r->reactions_.size(); ++i)
       candidate(r->reactions_[i - 1].get(), r->reactions_[i].get());
 
-  // Cycle check: a new edge u -> v closes a cycle when u is reachable from v.
-  std::map<reaction*, std::vector<reaction*>> extra_successors;
-  for (auto& [u, v] : edges) extra_successors[u].push_back(v);
+  // Cycle check, one pass for the whole mutation. The graph before it is acyclic, so a cycle
+  // uses a new edge. Add the new edges, sort a region that holds every possible cycle
+  // topologically (Kahn), and undo the edges if it does not sort:
+  // - Commonly the new edges leave old reactions only into new ones (old -> new) and enter
+  //   old reactions only from new ones (new -> old). A cycle through old reactions would
+  //   then have to go from an old -> new edge's target, through new reactions, to a
+  //   new -> old edge's source. When no such path exists, the region is the new reactions.
+  // - Otherwise, the region is everything reachable from the new edges' targets.
+  // The same order then sets the levels in one sweep, and levels are raised past the
+  // region's edge only where an edge now demands it.
+  std::vector<std::pair<reaction*, reaction*>> added;
   for (auto& [u, v] : edges) {
-    if (u == v) fail(describe_cycle({u}, u));
-    std::map<reaction*, reaction*> parent{{v, nullptr}};
-    std::vector<reaction*> stack{v};
-    bool found = false;
-    while (!stack.empty() && !found) {
+    if (u == v) fail("mutation rejected: " + describe_cycle({u}, u));
+    if (std::find(u->successors_.begin(), u->successors_.end(), v) != u->successors_.end())
+      continue;
+    u->successors_.push_back(v);
+    v->predecessors_.push_back(u);
+    added.emplace_back(u, v);
+  }
+  const std::set<reaction*> is_new(reactions.begin(), reactions.end());
+  auto fresh = [&](reaction* x) { return is_new.count(x) != 0; };
+  bool region_is_new_reactions = true;
+  {
+    std::set<reaction*> leaves_new;  // sources of new -> old edges
+    std::vector<reaction*> stack;    // targets of old -> new edges, then what they reach
+    for (auto& [u, v] : added) {
+      if (!fresh(u) && !fresh(v)) region_is_new_reactions = false;
+      if (fresh(u) && !fresh(v)) leaves_new.insert(u);
+      if (!fresh(u) && fresh(v)) stack.push_back(v);
+    }
+    std::set<reaction*> seen(stack.begin(), stack.end());
+    while (region_is_new_reactions && !stack.empty()) {
       reaction* x = stack.back();
       stack.pop_back();
-      auto visit = [&](reaction* s) {
-        if (found || parent.count(s) != 0) return;
-        parent[s] = x;
-        if (s == u) {
-          found = true;
-          return;
+      if (leaves_new.count(x) != 0) region_is_new_reactions = false;
+      for (reaction* s : x->successors_)
+        if (fresh(s) && seen.insert(s).second) stack.push_back(s);
+    }
+  }
+  std::unordered_map<reaction*, std::size_t> in_region_degree;  // in-edges from the region
+  for (reaction* x : reactions) in_region_degree.emplace(x, 0);
+  if (!region_is_new_reactions) {
+    std::vector<reaction*> stack(reactions.begin(), reactions.end());
+    for (auto& [u, v] : added)
+      if (in_region_degree.emplace(v, 0).second) stack.push_back(v);
+    while (!stack.empty()) {
+      reaction* x = stack.back();
+      stack.pop_back();
+      for (reaction* s : x->successors_)
+        if (in_region_degree.emplace(s, 0).second) stack.push_back(s);
+    }
+  }
+  auto in_region = [&](reaction* x) { return in_region_degree.count(x) != 0; };
+  for (auto& [x, degree] : in_region_degree)
+    for (reaction* s : x->successors_)
+      if (in_region(s)) ++in_region_degree[s];
+  std::vector<reaction*> order, ready;
+  for (auto& [x, degree] : in_region_degree)
+    if (degree == 0) ready.push_back(x);
+  while (!ready.empty()) {
+    reaction* x = ready.back();
+    ready.pop_back();
+    order.push_back(x);
+    for (reaction* s : x->successors_)
+      if (in_region(s) && --in_region_degree[s] == 0) ready.push_back(s);
+  }
+  if (order.size() != in_region_degree.size()) {
+    // Walk unsorted successors until one repeats: that is a cycle. Then restore the graph.
+    // Start from a new edge's target, in mutation order, so the message does not depend on
+    // hashing.
+    reaction* start = nullptr;
+    for (auto& [u, v] : added)
+      if (in_region(v) && in_region_degree[v] != 0) {
+        start = v;
+        break;
+      }
+    for (auto& [x, degree] : in_region_degree)
+      if (start == nullptr && degree != 0) start = x;
+    std::vector<reaction*> path{start};
+    std::map<reaction*, std::size_t> position{{start, 0}};
+    std::string cycle;
+    while (cycle.empty()) {
+      reaction* next = nullptr;
+      for (reaction* s : path.back()->successors_)
+        if (in_region(s) && in_region_degree[s] != 0) {
+          next = s;
+          break;
         }
-        stack.push_back(s);
-      };
-      for (reaction* s : x->successors_) visit(s);
-      if (auto it = extra_successors.find(x); it != extra_successors.end())
-        for (reaction* s : it->second) visit(s);
+      if (auto it = position.find(next); it != position.end()) {
+        cycle = describe_cycle(
+            std::vector<reaction*>(path.begin() + std::ptrdiff_t(it->second), path.end()), next);
+      } else {
+        position[next] = path.size();
+        path.push_back(next);
+      }
     }
-    if (found) {
-      std::vector<reaction*> path;  // v ... u, then the new edge u -> v closes it
-      for (reaction* x = u; x != nullptr; x = parent[x]) path.push_back(x);
-      std::reverse(path.begin(), path.end());
-      fail("mutation rejected: " + describe_cycle(path, v));
+    for (auto it = added.rbegin(); it != added.rend(); ++it) {
+      auto [u, v] = *it;
+      u->successors_.pop_back();  // undone newest first: each is then its vector's last
+      v->predecessors_.erase(std::find(v->predecessors_.begin(), v->predecessors_.end(), u));
     }
+    fail("mutation rejected: " + cycle);
   }
 
   // Checked: change the program.
@@ -497,27 +571,26 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
     prog.reaction_names.push_back(fqn(*x));
     result.added_reactions.push_back(x);
   }
-  for (auto& [u, v] : edges) add_edge(u, v);
-  // Levels: raise along new edges until every edge goes up a level (incremental).
+  // Levels: in topological order every predecessor is final before its successors. A
+  // predecessor outside the region kept its level, which the old edges already respect.
   std::vector<reaction*> raise;
-  for (auto& [u, v] : edges)
-    if (v->level_ <= u->level_) {
-      v->level_ = u->level_ + 1;
-      raise.push_back(v);
-    }
+  for (reaction* x : order) {
+    for (reaction* p : x->predecessors_) x->level_ = std::max(x->level_, p->level_ + 1);
+    prog.level_count = std::max(prog.level_count, x->level_ + 1);
+    for (reaction* s : x->successors_)
+      if (!in_region(s) && s->level_ <= x->level_) raise.push_back(s);
+  }
   while (!raise.empty()) {
     reaction* x = raise.back();
     raise.pop_back();
+    for (reaction* p : x->predecessors_) x->level_ = std::max(x->level_, p->level_ + 1);
     prog.level_count = std::max(prog.level_count, x->level_ + 1);
     for (reaction* s : x->successors_)
-      if (s->level_ <= x->level_) {
-        s->level_ = x->level_ + 1;
-        raise.push_back(s);
-      }
+      if (s->level_ <= x->level_) raise.push_back(s);
   }
-  for (auto& [u, v] : edges) std::sort(u->successors_.begin(), u->successors_.end(), by_index);
-  for (reaction* x : reactions) prog.level_count = std::max(prog.level_count, x->level_ + 1);
-  for (auto& [u, v] : edges) prog.level_count = std::max(prog.level_count, v->level_ + 1);
+  std::set<reaction*> widened;
+  for (auto& [u, v] : added)
+    if (widened.insert(u).second) std::sort(u->successors_.begin(), u->successors_.end(), by_index);
   // Roots: every new port, and the roots upstream of each new connection.
   std::set<port_base*> roots;
   for (reactor* r : reactors)
