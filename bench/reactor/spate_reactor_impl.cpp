@@ -10,11 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "../../examples/reactor_fib.hpp"
 #include "../micro/shapes.hpp"
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
-#include "../runner/spate_config.hpp"
+#include "reactor_bench_support.hpp"
 #include "spate/reactor.hpp"
 #include "spate/scheduler/runtime.hpp"
 
@@ -22,20 +21,6 @@ namespace spate_bench {
 namespace {
 
 using namespace spate::reactor;
-
-spate::runtime_config reactor_runtime_config(const bench_params& p) {
-  spate::runtime_config config;
-  config.scheduler = spate_config(p).scheduler;
-  config.read_environment = false;
-  return config;
-}
-
-scheduling_mode mode_of(const bench_params& p) {
-  const auto mode = p.text("mode");
-  if (mode == "precise") return scheduling_mode::precise;
-  if (mode == "levels") return scheduling_mode::levels;
-  throw usage_error("--mode must be precise or levels, not '" + mode + "'");
-}
 
 // ---------------------------------------------------------------- latency_chain
 
@@ -251,22 +236,6 @@ struct pingpong_program : reactor {
   }
 };
 
-// One Savina iteration: build the program (not timed), run it, check, tear down (not timed).
-template <class Program, class Check, class... Args>
-double reactor_iteration(spate::runtime& rt, const bench_params& p, Check check, Args... args) {
-  environment_options options;
-  options.mode = mode_of(p);
-  options.fast = true;
-  environment env{rt, options};
-  auto& program = env.make_top<Program>("main", args...);
-  env.assemble();
-  const auto begin = now_ns();
-  env.run();
-  const double elapsed = double(now_ns() - begin) / 1e9;
-  check(program);
-  return elapsed;
-}
-
 json pingpong(const bench_params& p) {
   spate::runtime rt{reactor_runtime_config(p)};
   const auto n = p.integer("n");
@@ -463,39 +432,9 @@ json reactor_mutation(const bench_params& p) {
   return m;
 }
 
-// ---------------------------------------------------------------- Savina: Fibonacci
-// Dynamic creation through mutations (examples/reactor_fib.hpp).
-
-using spate_examples::fib_node;
-
-struct fib_program : reactor {
-  fib_node root;
-  long result = -1;
-  fib_program(context ctx, int n) : reactor(ctx), root{{this, "fib"}, n} {
-    reaction("done").triggers(root.out).body([this] { result = root.out.get(); });
-  }
-};
-
-json fib(const bench_params& p) {
-  spate::runtime rt{reactor_runtime_config(p)};
-  const auto n = static_cast<int>(p.integer("n"));
-  if (n < 0 || n > 40) throw usage_error("fib needs 0 <= n <= 40");
-  long expected = 0, next = 1;
-  for (int i = 0; i < n; ++i) expected = std::exchange(next, expected + next);
-  return savina_iterations(p, [&] {
-    return reactor_iteration<fib_program>(
-        rt, p,
-        [expected](fib_program& program) {
-          if (program.result != expected) throw std::runtime_error("fib: wrong result");
-        },
-        n);
-  });
-}
-
 }  // namespace
 
 void register_spate_reactor_impls(bench_registry& r) {
-  r.implement("fib", "spate-reactor", fib);
   r.implement("reactor_mutation", "spate-reactor", reactor_mutation);
   r.implement("latency_chain", "spate-reactor", latency_chain);
   r.implement("reactor_levels", "spate-reactor", reactor_levels);

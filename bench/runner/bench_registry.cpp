@@ -72,14 +72,59 @@ void define_benchmarks(bench_registry& r) {
             {"seconds", "5"},
             {"source", "physical"},
             {"mode", "precise"}});
-  r.define("fib", "Savina: Fibonacci by recursive creation (reactors: mutations)",
+  // Savina's dynamic-creation benchmarks (reactors: every creation is a mutation).
+  r.define("fib", "Savina: Fibonacci by recursive creation",
            {{"n", "25"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
+  r.define("fjcreate", "Savina: n workers created, each computes once",
+           {{"n", "40000"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
+  r.define("quicksort", "Savina: quicksort creating two children per split",
+           {{"n", "1000000"},
+            {"threshold", "2048"},
+            {"max", "1152921504606846976"},
+            {"seed", "1024"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
+  r.define("bitonicsort", "Savina: a bitonic sorting network of compare-exchange units",
+           {{"n", "4096"},
+            {"max", "1152921504606846976"},
+            {"seed", "2048"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
+  r.define("sieve", "Savina: primes below limit by a growing chain of filters",
+           {{"limit", "100000"},
+            {"local_primes", "1000"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
+  r.define("uct", "Savina: an unbalanced tree grown on a root's decisions, then traversed",
+           {{"max_nodes", "200000"},
+            {"avg_comp", "500"},
+            {"stdev_comp", "100"},
+            {"binomial", "10"},
+            {"urgent_percent", "50"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
+  r.define("facloc", "Savina: online facility location on a quadtree that splits",
+           {{"points", "100000"},
+            {"grid", "500"},
+            {"alpha", "2"},
+            {"seed", "123456"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
+  r.define("sor", "Savina: red-black successive over-relaxation on a grid of cells",
+           {{"size", "20"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
   r.define("reactor_mutation",
            "per tag, a reaction creates a reactor, connects it and removes the previous one",
            {{"size", "100"}, {"n", "20000"}});
   r.define("reactor_levels",
            "per tag: a fan-out to one heavy reaction and a chain of light ones, then a join",
            {{"tags", "4000"}, {"work", "400"}, {"chain", "4"}, {"mode", "precise"}});
+  r.define("multicast", "one emitter multicasts 64-byte tokens to `group` of `workers`",
+           {{"workers", "4"}, {"group", "2"}, {"n", "2000000"}, {"variant", "slab"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",

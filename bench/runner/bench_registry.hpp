@@ -65,7 +65,11 @@ void register_spate_actor_savina(bench_registry& registry);
 void register_spate_flow_impls(bench_registry& registry);
 void register_timer_impls(bench_registry& registry);
 void register_spate_reactor_impls(bench_registry& registry);
+void register_spate_reactor_divide_and_conquer(bench_registry& registry);
+void register_spate_reactor_trees(bench_registry& registry);
+void register_spate_reactor_chain_and_grid(bench_registry& registry);
 void register_wake_floor(bench_registry& registry);
+void register_spate_memory_impls(bench_registry& registry);
 #ifdef SPATE_BENCH_HAVE_CAF
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);

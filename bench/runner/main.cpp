@@ -115,7 +115,11 @@ int main(int argc, char** argv) {
   register_spate_flow_impls(registry);
   register_timer_impls(registry);
   register_spate_reactor_impls(registry);
+  register_spate_reactor_divide_and_conquer(registry);
+  register_spate_reactor_trees(registry);
+  register_spate_reactor_chain_and_grid(registry);
   register_wake_floor(registry);
+  register_spate_memory_impls(registry);
 #ifdef SPATE_BENCH_HAVE_CAF
   register_caf_impls(registry);
   register_caf_savina(registry);
