@@ -23,6 +23,7 @@
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
 #include "spate/interop/graph_actor.hpp"
+#include "spate/memory/multicast_envelope.hpp"
 #include "spate/platform/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
 #include "spate/reactor.hpp"
@@ -438,6 +439,60 @@ TEST(stress, reactor_physical_actions_racing_the_advancer_are_all_delivered) {
       EXPECT_EQ(program.received.load(), 3 * per_thread);
       EXPECT_EQ(program.joins, program.ticks);  // both halves of every tick met at the join
       EXPECT_GT(program.ticks, 0);
+    });
+  }
+}
+
+// ---- multicast_envelope: concurrent releases, the last one frees ---------------------------
+
+namespace {
+// Counts its destructions, so a double free or a missed one shows.
+struct counted_value {
+  static inline std::atomic<int> alive{0};
+  int payload;
+  explicit counted_value(int p) : payload(p) { alive.fetch_add(1); }
+  ~counted_value() { alive.fetch_sub(1); }
+};
+}  // namespace
+
+TEST(stress, envelope_releases_racing_free_each_tuple_once) {
+  using spate::memory::multicast_envelope;
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "envelope releases", [] {
+      constexpr std::size_t receivers = 3;
+      constexpr int tuples = 2'000;
+      spate::memory::slab_pool pool{
+          {.block_size = spate::memory::envelope_block_size<counted_value>,
+           .alignment = spate::memory::envelope_alignment<counted_value>,
+           .blocks_per_slab = 16,
+           .releasers = receivers}};
+      std::vector<multicast_envelope<counted_value>*> made;
+      for (int i = 0; i < tuples; ++i)
+        made.push_back(multicast_envelope<counted_value>::make(&pool, receivers, i));
+      std::atomic<int> start{0}, bad_reads{0};
+      std::vector<std::thread> threads;
+      for (std::size_t r = 0; r < receivers; ++r)
+        threads.emplace_back([&, r] {
+          start.fetch_add(1);
+          while (start.load() != int(receivers)) std::this_thread::yield();
+          // Receivers walk the tuples in different orders, so every position of the last
+          // release happens.
+          for (int k = 0; k < tuples; ++k) {
+            const int i = r % 2 == 0 ? k : tuples - 1 - k;
+            if (made[std::size_t(i)]->value().payload != i) bad_reads.fetch_add(1);
+            made[std::size_t(i)]->release(r);
+          }
+        });
+      for (auto& t : threads) t.join();
+      EXPECT_EQ(bad_reads.load(), 0);
+      EXPECT_EQ(counted_value::alive.load(), 0);  // each destroyed exactly once
+      // Every block came back: the next `tuples` envelopes need no new slab.
+      const auto slabs = pool.stats().slabs;
+      for (int i = 0; i < tuples; ++i)
+        multicast_envelope<counted_value>::make(&pool, 1, i)->release(0);
+      EXPECT_EQ(pool.stats().slabs, slabs);
+      EXPECT_EQ(counted_value::alive.load(), 0);
     });
   }
 }
