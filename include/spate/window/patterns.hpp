@@ -1,0 +1,203 @@
+#pragma once
+// The parallel window patterns of the dynamic-memory paper (Sect. 3), as flow stages:
+//
+//   flow::pipeline(quotes, window::key_partitioning<quote>(spec, key, f, 4), sink)
+//
+// Both are an emitter, a farm of window workers and an ordering collector:
+// - Key Partitioning (KP): every window of a key lives in one worker, chosen by the key's
+//   hash; each tuple goes to that worker.
+// - Window Farming (WF): consecutive windows of a key go to the workers round-robin (window
+//   w to worker w mod n); the emitter multicasts each tuple to the workers that own a window
+//   holding it, worked out from the window's length and slide; the collector restores each
+//   key's window order.
+// Each tuple is copied once, into a multicast envelope (memory/multicast_envelope.hpp) from
+// the emitter's slab pool, and shared by its receivers, who release it through their own
+// return channel (Sect. 4). Results are window_result{key, window, value, complete, tuples},
+// per key in window order; at the end of the stream the windows still open fire with
+// complete == false.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+
+#include "spate/flow/node.hpp"
+#include "spate/flow/policies.hpp"
+#include "spate/flow/stages.hpp"
+#include "spate/memory/multicast_envelope.hpp"
+#include "spate/memory/slab_pool.hpp"
+#include "spate/window/count_window.hpp"
+#include "spate/window/detail/window_keeper.hpp"
+#include "spate/window/window_function.hpp"
+
+namespace spate::window {
+
+// Where the emitter's copy of each tuple lives.
+enum class tuple_memory {
+  slab,  // envelopes from the emitter's slab pool, returned by the workers (default)
+  heap,  // envelopes from operator new / delete (the paper's "wrap-std")
+};
+
+namespace detail {
+
+enum class pattern { key_partitioning, window_farming };
+
+// What the emitter sends a worker: the shared tuple, its position in its key's stream, and
+// which worker it is for (the farm routes on it).
+template <class T>
+struct routed_tuple {
+  memory::multicast_envelope<T>* tuple = nullptr;
+  std::uint64_t position = 0;
+  std::uint32_t worker = 0;
+};
+
+template <class T, class KeyFn>
+using key_of = std::decay_t<std::invoke_result_t<const KeyFn&, const T&>>;
+
+template <class T, class KeyFn>
+class window_emitter : public flow::node<T, routed_tuple<T>> {
+ public:
+  window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers, tuple_memory m)
+      : pattern_(p), spec_(spec), key_(std::move(key)), workers_(workers) {
+    if (m == tuple_memory::slab)
+      pool_ = std::make_unique<memory::slab_pool>(
+          memory::slab_options{.block_size = memory::envelope_block_size<T>,
+                               .alignment = memory::envelope_alignment<T>,
+                               .blocks_per_slab = 1024,
+                               .releasers = workers});
+  }
+
+  void consume(T& tuple) {
+    const auto& key = key_(tuple);
+    const std::uint64_t position = positions_[key]++;
+    std::uint32_t first_worker = 0, group = 1;
+    if (pattern_ == pattern::key_partitioning) {
+      first_worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key) % workers_);
+    } else {
+      const std::uint64_t first = spec_.first_holding(position),
+                          last = spec_.last_holding(position);
+      if (first > last) return;  // a hopping window's gap: no window holds it
+      // Windows first..last go to workers first % n, (first + 1) % n, ...: consecutive and
+      // distinct until there are n of them.
+      group = std::uint32_t(std::min<std::uint64_t>(last - first + 1, workers_));
+      first_worker = std::uint32_t(first % workers_);
+    }
+    auto* shared = memory::multicast_envelope<T>::make(pool_.get(), group, std::move(tuple));
+    for (std::uint32_t k = 0; k < group; ++k)
+      this->send_next(routed_tuple<T>{shared, position, (first_worker + k) % workers_});
+  }
+
+ private:
+  pattern pattern_;
+  count_window spec_;
+  KeyFn key_;
+  std::uint32_t workers_;
+  std::unique_ptr<memory::slab_pool> pool_;  // outlives the workers' releases: see below
+  std::unordered_map<key_of<T, KeyFn>, std::uint64_t> positions_;
+};
+
+template <class T, class KeyFn, class F>
+class window_worker
+    : public flow::node<routed_tuple<T>,
+                        typename window_keeper<key_of<T, KeyFn>, T, F>::result_type> {
+ public:
+  window_worker(pattern p, count_window spec, KeyFn key, F f)
+      : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
+
+  void on_start() {
+    const bool farmed = pattern_ == pattern::window_farming;
+    keeper_.emplace(spec_, f_, farmed ? this->replica_index() : 0,
+                    farmed ? this->replica_count() : 1);
+  }
+  void consume(routed_tuple<T>& in) {
+    const T& tuple = in.tuple->value();
+    keeper_->add(key_(tuple), tuple, in.position,
+                 [this](auto&& result) { this->send_next(std::move(result)); });
+    in.tuple->release(this->replica_index());
+  }
+  void on_stop() {
+    keeper_->flush([this](auto&& result) { this->send_next(std::move(result)); });
+  }
+
+ private:
+  pattern pattern_;
+  count_window spec_;
+  KeyFn key_;
+  F f_;
+  std::optional<window_keeper<key_of<T, KeyFn>, T, F>> keeper_;
+};
+
+// Restores each key's window order (Window Farming's workers finish windows out of order).
+template <class Result>
+class window_collector : public flow::node<Result, Result> {
+ public:
+  void consume(Result& r) {
+    auto& k = keys_[r.key];
+    if (r.window != k.next) {
+      k.waiting.emplace(r.window, std::move(r));
+      return;
+    }
+    this->send_next(std::move(r));
+    ++k.next;
+    for (auto it = k.waiting.find(k.next); it != k.waiting.end(); it = k.waiting.find(k.next)) {
+      this->send_next(std::move(it->second));
+      k.waiting.erase(it);
+      ++k.next;
+    }
+  }
+  void on_stop() {
+    for (auto& [key, k] : keys_)
+      if (!k.waiting.empty())
+        throw std::logic_error("window collector: a key's window " + std::to_string(k.next) +
+                               " never arrived");
+  }
+
+ private:
+  struct per_key {
+    std::uint64_t next = 0;
+    std::unordered_map<std::uint64_t, Result> waiting;
+  };
+  std::unordered_map<std::decay_t<decltype(std::declval<Result>().key)>, per_key> keys_;
+};
+
+template <class T, class KeyFn, class F>
+auto window_pattern(pattern p, count_window spec, KeyFn key, F f, std::size_t workers,
+                    tuple_memory memory) {
+  spec.check();
+  if (workers == 0 || workers > 0xffffffffu)
+    throw std::invalid_argument("window pattern: workers must be >= 1");
+  using worker_type = window_worker<T, KeyFn, F>;
+  using result_type = typename worker_type::output_type;
+  // The emitter (and its pool) is destroyed with the graph, after every worker ended: the
+  // workers' releases never outlive the pool.
+  return flow::pipeline(
+      flow::make_stage<window_emitter<T, KeyFn>>(p, spec, key, std::uint32_t(workers), memory)
+          .named(p == pattern::key_partitioning ? "kp_emitter" : "wf_emitter"),
+      flow::farm(flow::make_stage<worker_type>(p, spec, key, std::move(f)).named("window_worker"),
+                 workers, flow::custom_policy{[](const routed_tuple<T>& m, std::size_t) {
+                   return std::size_t(m.worker);
+                 }}),
+      flow::make_stage<window_collector<result_type>>().named("window_collector"));
+}
+
+}  // namespace detail
+
+// Key Partitioning: each key's windows in one of `workers` workers.
+template <class T, class KeyFn, class F>
+auto key_partitioning(count_window spec, KeyFn key, F f, std::size_t workers,
+                      tuple_memory memory = tuple_memory::slab) {
+  return detail::window_pattern<T>(detail::pattern::key_partitioning, spec, std::move(key),
+                                   std::move(f), workers, memory);
+}
+
+// Window Farming: each key's consecutive windows dealt round-robin to `workers` workers.
+template <class T, class KeyFn, class F>
+auto window_farming(count_window spec, KeyFn key, F f, std::size_t workers,
+                    tuple_memory memory = tuple_memory::slab) {
+  return detail::window_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
+                                   std::move(f), workers, memory);
+}
+
+}  // namespace spate::window
