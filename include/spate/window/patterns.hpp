@@ -29,45 +29,24 @@
 #include "spate/memory/multicast_envelope.hpp"
 #include "spate/memory/slab_pool.hpp"
 #include "spate/window/count_window.hpp"
+#include "spate/window/detail/routed_tuple.hpp"
+#include "spate/window/detail/time_window_stages.hpp"
 #include "spate/window/detail/window_keeper.hpp"
 #include "spate/window/window_function.hpp"
 
 namespace spate::window {
 
-// Where the emitter's copy of each tuple lives.
-enum class tuple_memory {
-  slab,  // envelopes from the emitter's slab pool, returned by the workers (default)
-  heap,  // envelopes from operator new / delete (the paper's "wrap-std")
-};
-
 namespace detail {
-
-enum class pattern { key_partitioning, window_farming };
-
-// What the emitter sends a worker: the shared tuple, its position in its key's stream, and
-// which worker it is for (the farm routes on it).
-template <class T>
-struct routed_tuple {
-  memory::multicast_envelope<T>* tuple = nullptr;
-  std::uint64_t position = 0;
-  std::uint32_t worker = 0;
-};
-
-template <class T, class KeyFn>
-using key_of = std::decay_t<std::invoke_result_t<const KeyFn&, const T&>>;
 
 template <class T, class KeyFn>
 class window_emitter : public flow::node<T, routed_tuple<T>> {
  public:
   window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers, tuple_memory m)
-      : pattern_(p), spec_(spec), key_(std::move(key)), workers_(workers) {
-    if (m == tuple_memory::slab)
-      pool_ = std::make_unique<memory::slab_pool>(
-          memory::slab_options{.block_size = memory::envelope_block_size<T>,
-                               .alignment = memory::envelope_alignment<T>,
-                               .blocks_per_slab = 1024,
-                               .releasers = workers});
-  }
+      : pattern_(p),
+        spec_(spec),
+        key_(std::move(key)),
+        workers_(workers),
+        pool_(make_tuple_pool<T>(m, workers)) {}
 
   void consume(T& tuple) {
     const auto& key = key_(tuple);
@@ -198,6 +177,26 @@ auto window_farming(count_window spec, KeyFn key, F f, std::size_t workers,
                     tuple_memory memory = tuple_memory::slab) {
   return detail::window_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
                                    std::move(f), workers, memory);
+}
+
+// The same patterns over time windows: `time(tuple)` gives the tuple's event time (any
+// integer unit, the one the window's length, slide and lateness use). Late tuples are counted
+// in `report` when one is given, and reported on stderr at the end otherwise.
+template <class T, class KeyFn, class TimeFn, class F>
+auto key_partitioning(time_window spec, KeyFn key, TimeFn time, F f, std::size_t workers,
+                      tuple_memory memory = tuple_memory::slab,
+                      std::shared_ptr<window_report> report = nullptr) {
+  return detail::time_window_pattern<T>(detail::pattern::key_partitioning, spec, std::move(key),
+                                        std::move(time), std::move(f), workers, memory,
+                                        std::move(report));
+}
+template <class T, class KeyFn, class TimeFn, class F>
+auto window_farming(time_window spec, KeyFn key, TimeFn time, F f, std::size_t workers,
+                    tuple_memory memory = tuple_memory::slab,
+                    std::shared_ptr<window_report> report = nullptr) {
+  return detail::time_window_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
+                                        std::move(time), std::move(f), workers, memory,
+                                        std::move(report));
 }
 
 }  // namespace spate::window

@@ -1,0 +1,88 @@
+#pragma once
+// One worker's time windows, for every key: the sequential core of the time-window patterns.
+// Tuples may arrive out of time order, so each open window keeps its own accumulator (or its
+// own tuples, in arrival order, for a non-incremental function); windows fire when the
+// watermark passes their end (advance) or, still open at the end of the stream, incomplete
+// (flush). Windows w with w % owners == owner are this keeper's.
+#include <cstdint>
+#include <map>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "spate/window/time_window.hpp"
+#include "spate/window/window_function.hpp"
+
+namespace spate::window::detail {
+
+template <class Key, class T, class F>
+class time_window_keeper {
+  static constexpr bool incremental = is_incremental<F>::value;
+
+ public:
+  using value_type = typename window_result_of<F, Key, T>::type;
+  using result_type = window_result<Key, value_type>;
+
+  time_window_keeper(time_window spec, F f, std::uint64_t owner, std::uint64_t owners)
+      : spec_(spec), f_(std::move(f)), owner_(owner), owners_(owners) {}
+
+  // A tuple at `time`, for its windows that have not fired yet.
+  void add(const Key& key, const T& tuple, std::uint64_t time) {
+    const std::uint64_t last = spec_.last_holding(time);
+    std::uint64_t first = spec_.first_holding(time);
+    if (first < fired_) first = fired_;
+    for (std::uint64_t w = first; w <= last; ++w) {
+      if (w % owners_ != owner_) continue;
+      open_window& o = keys_[key][w];
+      ++o.tuples;
+      if constexpr (incremental)
+        f_.update(o.accumulator, tuple);
+      else
+        o.held.push_back(tuple);
+    }
+  }
+
+  // The watermark reached `watermark`: every window ending at or before it fires, per key in
+  // window order.
+  template <class Emit>
+  void advance(std::uint64_t watermark, Emit&& emit) {
+    const std::uint64_t fired = spec_.fired(watermark);
+    if (fired <= fired_) return;
+    fired_ = fired;
+    for (auto& [key, windows] : keys_)
+      while (!windows.empty() && windows.begin()->first < fired_) {
+        emit(close(key, windows.begin()->first, windows.begin()->second, true));
+        windows.erase(windows.begin());
+      }
+  }
+
+  template <class Emit>
+  void flush(Emit&& emit) {
+    for (auto& [key, windows] : keys_)
+      for (auto& [w, o] : windows) emit(close(key, w, o, false));
+    keys_.clear();
+  }
+
+ private:
+  struct open_window {
+    [[no_unique_address]] typename is_incremental<F>::accumulator accumulator{};
+    std::vector<T> held;  // non-incremental: arrival order
+    std::uint64_t tuples = 0;
+  };
+
+  result_type close(const Key& key, std::uint64_t w, open_window& o, bool complete) {
+    if constexpr (incremental)
+      return result_type{key, w, f_.result(key, o.accumulator), complete, o.tuples};
+    else
+      return result_type{key, w, f_(key, std::span<const T>(o.held)), complete, o.tuples};
+  }
+
+  time_window spec_;
+  F f_;
+  std::uint64_t owner_, owners_;
+  std::uint64_t fired_ = 0;  // windows 0 .. fired_ - 1 have fired
+  std::unordered_map<Key, std::map<std::uint64_t, open_window>> keys_;
+};
+
+}  // namespace spate::window::detail

@@ -1,0 +1,48 @@
+#pragma once
+// Time-based windows over each key's stream, in event time: window w of a key holds that
+// key's tuples whose time t (given by the user's time function, in any integer unit) lies in
+// [w · slide, w · slide + length).
+//
+// Progress is a watermark, "no tuple older than this is still expected": the emitter keeps
+// the largest time seen and sets watermark = largest − lateness (bounded out-of-orderness:
+// a tuple may arrive up to `lateness` behind the newest one and still count). A window fires
+// once the watermark reaches its end. A tuple that arrives after some of its windows fired
+// is *late* for those: it joins the windows still open, and the pattern counts it in
+// window_report::late_tuples (and says so on stderr at the end when nobody asked for the
+// report) — it is never dropped silently.
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+
+namespace spate::window {
+
+struct time_window {
+  std::uint64_t length = 0;
+  std::uint64_t slide = 0;
+  std::uint64_t lateness = 0;  // how far behind the newest time a tuple is still on time
+
+  void check() const {
+    if (length == 0) throw std::invalid_argument("time_window: length must be > 0");
+    if (slide == 0) throw std::invalid_argument("time_window: slide must be > 0");
+  }
+  std::uint64_t start(std::uint64_t window) const noexcept { return window * slide; }
+  std::uint64_t end(std::uint64_t window) const noexcept { return window * slide + length; }
+  std::uint64_t last_holding(std::uint64_t t) const noexcept { return t / slide; }
+  std::uint64_t first_holding(std::uint64_t t) const noexcept {
+    return t < length ? 0 : (t - length) / slide + 1;
+  }
+  // How many windows have fired at this watermark: windows 0 .. fired(wm) - 1, the ones whose
+  // end is at or before it.
+  std::uint64_t fired(std::uint64_t watermark) const noexcept {
+    return watermark < length ? 0 : (watermark - length) / slide + 1;
+  }
+};
+
+// What a time-window pattern counts as it runs; pass a shared one in pattern_options to read
+// it (atomics: the emitter writes, anyone reads).
+struct window_report {
+  std::atomic<std::uint64_t> late_tuples{0};  // arrived after at least one of their windows fired
+  std::atomic<std::uint64_t> dropped_tuples{0};  // late for every window that held them
+};
+
+}  // namespace spate::window
