@@ -125,6 +125,15 @@ void define_benchmarks(bench_registry& r) {
            {{"tags", "4000"}, {"work", "400"}, {"chain", "4"}, {"mode", "precise"}});
   r.define("multicast", "one emitter multicasts 64-byte tokens to `group` of `workers`",
            {{"workers", "4"}, {"group", "2"}, {"n", "2000000"}, {"variant", "slab"}});
+  r.define("hft", "quotes -> per-symbol windows w=1000, s=25 -> LM fit: max sustained rate",
+           {{"pattern", "wf"},
+            {"variant", "slab"},
+            {"workers", "2"},
+            {"step", "1.5"},
+            {"first_rate", "20000"},
+            {"pause", "3"},
+            {"max_steps", "14"},
+            {"symbols", "2836"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",
