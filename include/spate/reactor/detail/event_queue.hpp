@@ -9,11 +9,13 @@
 // microstep or the next period, earlier than everything pending — is a push at the back.
 // A bucket finds a target's earlier event by a short scan while it is small and by a hash
 // index once it is large, so many events on one tag (a mutation creating thousands of
-// reactors, each with a startup event) cost O(1) each, not a scan of the tag. Emptied
-// buckets are kept for reuse: no allocation per event once the queue has grown to the
+// reactors, each with a startup event) cost O(1) each, not a scan of the tag. Buckets are
+// held by pointer and emptied ones kept for reuse: a tag's arrival and departure move one
+// pointer each, and nothing is allocated per event once the queue has grown to the
 // program's working size.
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -42,31 +44,30 @@ class event_queue {
   // Replaces the value of a pending event; false when there is none at that tag.
   bool replace(const tag& at, event_target* target, erased_value value) {
     auto it = find_bucket(at);
-    if (it == buckets_.end() || it->at != at) return false;
-    event* pending = it->find(target);
+    if (it == buckets_.end() || (*it)->at != at) return false;
+    event* pending = (*it)->find(target);
     if (pending == nullptr) return false;
     pending->value = std::move(value);
     return true;
   }
   std::optional<tag> earliest() const {
     if (buckets_.empty()) return std::nullopt;
-    return buckets_.back().at;
+    return buckets_.back()->at;
   }
   // Moves the events of `at` (the earliest tag) into `out` (cleared first), in the order
   // they were first placed.
   void take(const tag& at, std::vector<event>& out) {
     out.clear();
-    if (buckets_.empty() || buckets_.back().at != at) return;
-    bucket& b = buckets_.back();
-    std::swap(out, b.events);  // the bucket keeps out's old capacity for its next use
+    if (buckets_.empty() || buckets_.back()->at != at) return;
+    std::swap(out, buckets_.back()->events);  // the bucket keeps out's old capacity
     retire_back();
   }
   // Moves every event earlier than `floor` to `floor` (events placed before the start).
   void raise_to(const tag& floor) {
     std::vector<event> early;
-    while (!buckets_.empty() && buckets_.back().at < floor) {
+    while (!buckets_.empty() && buckets_.back()->at < floor) {
       // Earliest tag first, each tag's events in placement order.
-      for (event& e : buckets_.back().events) early.push_back(std::move(e));
+      for (event& e : buckets_.back()->events) early.push_back(std::move(e));
       retire_back();
     }
     for (event& e : early) insert(floor, e.target, std::move(e.value));
@@ -74,16 +75,20 @@ class event_queue {
   // Drops every pending event of these targets (a mutation removed them).
   template <class Set>
   void drop_targets(const Set& targets) {
-    for (bucket& b : buckets_) {
-      auto gone = std::remove_if(b.events.begin(), b.events.end(),
+    std::vector<std::unique_ptr<bucket>> kept;
+    for (auto& b : buckets_) {
+      auto gone = std::remove_if(b->events.begin(), b->events.end(),
                                  [&](const event& e) { return targets.count(e.target) != 0; });
-      if (gone == b.events.end()) continue;
-      b.events.erase(gone, b.events.end());
-      b.rebuild_index();
+      if (gone != b->events.end()) {
+        b->events.erase(gone, b->events.end());
+        b->rebuild_index();
+      }
+      if (b->events.empty())
+        recycle(std::move(b));
+      else
+        kept.push_back(std::move(b));
     }
-    buckets_.erase(std::remove_if(buckets_.begin(), buckets_.end(),
-                                  [](const bucket& b) { return b.events.empty(); }),
-                   buckets_.end());
+    buckets_ = std::move(kept);
   }
   bool empty() const noexcept { return buckets_.empty(); }
   void clear() {
@@ -116,40 +121,42 @@ class event_queue {
         index.emplace(events.back().target, events.size() - 1);
     }
     void rebuild_index() {
-      index.clear();
+      if (!index.empty()) index.clear();
       if (events.size() < indexed_from) return;
       for (std::size_t i = 0; i < events.size(); ++i) index.emplace(events[i].target, i);
     }
   };
 
   // First bucket (from the front) whose tag is not later than `at`.
-  std::vector<bucket>::iterator find_bucket(const tag& at) {
+  std::vector<std::unique_ptr<bucket>>::iterator find_bucket(const tag& at) {
     return std::partition_point(buckets_.begin(), buckets_.end(),
-                                [&](const bucket& b) { return b.at > at; });
+                                [&](const std::unique_ptr<bucket>& b) { return b->at > at; });
   }
   bucket& bucket_at(const tag& at) {
     auto it = find_bucket(at);
-    if (it != buckets_.end() && it->at == at) return *it;
-    bucket fresh = take_spare();
-    fresh.at = at;
-    return *buckets_.insert(it, std::move(fresh));
+    if (it != buckets_.end() && (*it)->at == at) return **it;
+    std::unique_ptr<bucket> fresh;
+    if (spare_.empty()) {
+      fresh = std::make_unique<bucket>();
+    } else {
+      fresh = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    fresh->at = at;
+    return **buckets_.insert(it, std::move(fresh));
   }
-  bucket take_spare() {
-    if (spare_.empty()) return bucket{};
-    bucket b = std::move(spare_.back());
-    spare_.pop_back();
-    return b;
-  }
-  void retire_back() {
-    bucket b = std::move(buckets_.back());
-    buckets_.pop_back();
-    b.events.clear();
-    b.index.clear();
+  void recycle(std::unique_ptr<bucket> b) {
+    b->events.clear();
+    if (!b->index.empty()) b->index.clear();  // a large map's clear() sweeps its buckets
     spare_.push_back(std::move(b));
   }
+  void retire_back() {
+    recycle(std::move(buckets_.back()));
+    buckets_.pop_back();
+  }
 
-  std::vector<bucket> buckets_;  // descending by tag
-  std::vector<bucket> spare_;    // emptied buckets, kept for their capacity
+  std::vector<std::unique_ptr<bucket>> buckets_;  // descending by tag
+  std::vector<std::unique_ptr<bucket>> spare_;    // emptied buckets, kept for their capacity
 };
 
 }  // namespace spate::reactor::detail
