@@ -23,21 +23,6 @@ using result = window::window_result<std::uint32_t, hft::prediction>;
 
 namespace {
 
-std::map<std::uint32_t, std::vector<result>> sequential(const std::vector<hft::quote>& quotes) {
-  std::map<std::uint32_t, std::vector<hft::quote>> by_symbol;
-  for (const auto& q : quotes) by_symbol[q.symbol].push_back(q);
-  std::map<std::uint32_t, std::vector<result>> out;
-  for (auto& [s, qs] : by_symbol)
-    for (std::uint64_t w = 0; hft::windows.start(w) < qs.size(); ++w) {
-      const auto end = std::min<std::uint64_t>(hft::windows.end(w), qs.size());
-      std::span<const hft::quote> span(qs.data() + hft::windows.start(w),
-                                       end - hft::windows.start(w));
-      out[s].push_back(
-          {s, w, hft::predict(s, span), hft::windows.end(w) <= qs.size(), span.size()});
-    }
-  return out;
-}
-
 template <class Pattern>
 std::map<std::uint32_t, std::vector<result>> bounded(spate::worker_pool& pool,
                                                      const std::vector<hft::quote>& quotes,
@@ -83,7 +68,7 @@ int main(int argc, char** argv) {
     std::printf("%zu quotes over %u symbols: windows of %llu quotes sliding by %llu\n",
                 quotes.size(), symbol_count, static_cast<unsigned long long>(hft::windows.length),
                 static_cast<unsigned long long>(hft::windows.slide));
-    const auto expected = sequential(quotes);
+    const auto expected = hft::sequential(quotes);
     std::size_t windows = 0;
     for (const auto& [s, w] : expected) windows += w.size();
     std::printf("sequential: %zu windows fitted\n", windows);

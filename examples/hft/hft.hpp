@@ -10,8 +10,10 @@
 
 #include <spate/window.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <span>
 #include <vector>
@@ -171,5 +173,22 @@ inline prediction predict(const std::uint32_t&, std::span<const quote> window) {
 }
 
 inline auto symbol_of = [](const quote& q) { return q.symbol; };
+
+using result = spate::window::window_result<std::uint32_t, prediction>;
+
+// The reference the patterns are checked against: each symbol's windows, one after another,
+// on one thread.
+inline std::map<std::uint32_t, std::vector<result>> sequential(const std::vector<quote>& quotes) {
+  std::map<std::uint32_t, std::vector<quote>> by_symbol;
+  for (const auto& q : quotes) by_symbol[q.symbol].push_back(q);
+  std::map<std::uint32_t, std::vector<result>> out;
+  for (auto& [s, qs] : by_symbol)
+    for (std::uint64_t w = 0; windows.start(w) < qs.size(); ++w) {
+      const auto end = std::min<std::uint64_t>(windows.end(w), qs.size());
+      std::span<const quote> span(qs.data() + windows.start(w), end - windows.start(w));
+      out[s].push_back({s, w, predict(s, span), windows.end(w) <= qs.size(), span.size()});
+    }
+  return out;
+}
 
 }  // namespace hft

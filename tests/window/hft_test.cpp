@@ -14,20 +14,6 @@ namespace {
 
 using result = spate::window::window_result<std::uint32_t, hft::prediction>;
 
-std::map<std::uint32_t, std::vector<result>> sequential(const std::vector<hft::quote>& quotes) {
-  std::map<std::uint32_t, std::vector<hft::quote>> by_symbol;
-  for (const auto& q : quotes) by_symbol[q.symbol].push_back(q);
-  std::map<std::uint32_t, std::vector<result>> out;
-  const auto spec = hft::windows;
-  for (auto& [s, qs] : by_symbol)
-    for (std::uint64_t w = 0; spec.start(w) < qs.size(); ++w) {
-      const auto end = std::min<std::uint64_t>(spec.end(w), qs.size());
-      std::span<const hft::quote> window(qs.data() + spec.start(w), end - spec.start(w));
-      out[s].push_back({s, w, hft::predict(s, window), spec.end(w) <= qs.size(), window.size()});
-    }
-  return out;
-}
-
 template <class Pattern>
 std::map<std::uint32_t, std::vector<result>> parallel(const std::vector<hft::quote>& quotes,
                                                       Pattern pattern) {
@@ -43,7 +29,7 @@ TEST(hft, key_partitioning_and_window_farming_predict_exactly_what_a_sequential_
   hft::quote_generator generator{7, 12};  // 12 symbols: ~3,300 quotes and ~90 windows each
   std::vector<hft::quote> quotes;
   for (int i = 0; i < 40'000; ++i) quotes.push_back(generator.next());
-  const auto expected = sequential(quotes);
+  const auto expected = hft::sequential(quotes);
   std::size_t complete = 0;
   for (const auto& [s, windows] : expected)
     for (const auto& w : windows) complete += w.complete ? 1 : 0;
