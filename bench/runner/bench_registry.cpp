@@ -134,6 +134,16 @@ void define_benchmarks(bench_registry& r) {
             {"pause", "3"},
             {"max_steps", "14"},
             {"symbols", "2836"}});
+  r.define("hft_day",
+           "hft through a compressed trading day at a U-shaped rate: steady-state RSS, latency",
+           {{"pattern", "wf"},
+            {"variant", "slab"},
+            {"workers", "2"},
+            {"peak", "30000"},
+            {"trough", "0.3"},
+            {"day_seconds", "468"},
+            {"pause", "3"},
+            {"symbols", "2836"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",

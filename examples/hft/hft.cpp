@@ -8,6 +8,9 @@
 //   hft [--pattern kp|wf] [--memory slab|heap] [--workers 2]
 //       the paper's metric: the maximum sustained input rate (a search over rates, printed
 //       step by step), with 2,836 symbols
+//   hft --day [--day-seconds 468] [--peak 30000] [--symbols 2836] [--pattern ...] [--memory ...]
+//       a trading day compressed 50× (by default) at a U-shaped rate: resident memory in the
+//       steady state, window latency, and how far the generator fell behind the curve
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -44,15 +47,21 @@ int main(int argc, char** argv) {
   std::uint32_t symbol_count = 16;
   std::string pattern = "wf", memory = "slab";
   double step = 1.5;
+  bool day = false;
+  hft::day_options day_options;
   app.add_flag("--check", check, "a bounded run checked against a sequential one");
   app.add_option("--quotes", quotes_count, "quotes in the --check run");
-  app.add_option("--symbols", symbol_count, "symbols in the --check run (the search uses 2,836)");
+  app.add_option("--symbols", symbol_count,
+                 "symbols in the --check (default 16) or --day run (the search uses 2,836)");
   app.add_option("--pattern", pattern, "kp (Key Partitioning) or wf (Window Farming)")
       ->check(CLI::IsMember({"kp", "wf"}));
   app.add_option("--memory", memory, "slab (the default) or heap envelopes")
       ->check(CLI::IsMember({"slab", "heap"}));
   app.add_option("--workers", workers, "window workers (and pool threads)");
   app.add_option("--step", step, "seconds per probed rate");
+  app.add_flag("--day", day, "a compressed trading day at a U-shaped rate");
+  app.add_option("--day-seconds", day_options.day_seconds, "the day's length (468: 6.5 h / 50)");
+  app.add_option("--peak", day_options.peak_rate, "quotes per second at the open and close");
   CLI11_PARSE(app, argc, argv);
 
   spate::scheduler_config config = spate::scheduler_config::default_preset();
@@ -88,22 +97,41 @@ int main(int argc, char** argv) {
     return kp && wf ? 0 : 1;
   }
 
+  auto with_pattern = [&](auto run) {
+    if (pattern == "kp")
+      return run(window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
+                                                      workers, tuple_memory));
+    return run(window::window_farming<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
+                                                  workers, tuple_memory));
+  };
+
+  if (day) {
+    if (app.count("--symbols") != 0) day_options.symbol_count = symbol_count;
+    std::printf(
+        "a %.0f s trading day, peak %.0f quotes/s, midday %.0f: %s, %s envelopes, %zu "
+        "workers, %u symbols\n",
+        day_options.day_seconds, day_options.peak_rate, day_options.peak_rate * day_options.trough,
+        pattern == "kp" ? "Key Partitioning" : "Window Farming", memory.c_str(), workers,
+        day_options.symbol_count);
+    const auto r =
+        with_pattern([&](auto p) { return hft::run_day(pool, std::move(p), day_options); });
+    std::printf(
+        "%llu quotes, %llu windows fitted; window latency p50 %.2f ms, p99 %.2f ms; "
+        "generator at most %.3f s behind the curve\n",
+        static_cast<unsigned long long>(r.quotes), static_cast<unsigned long long>(r.windows),
+        r.lat_p50_ms, r.lat_p99_ms, r.behind_max_s);
+    std::printf("resident memory during the day: median %.0f MB, max %.0f MB\n", r.rss_median_mb,
+                r.rss_max_mb);
+    return r.windows != 0 ? 0 : 1;
+  }
+
   hft::search_options options;
   options.step_seconds = step;
   std::printf(
       "searching the maximum sustained rate: %s, %s envelopes, %zu workers, 2,836 symbols\n",
       pattern == "kp" ? "Key Partitioning" : "Window Farming", memory.c_str(), workers);
   const auto found =
-      pattern == "kp" ? hft::find_max_rate(
-                            pool,
-                            window::key_partitioning<hft::quote>(
-                                hft::windows, hft::symbol_of, hft::predict, workers, tuple_memory),
-                            options)
-                      : hft::find_max_rate(
-                            pool,
-                            window::window_farming<hft::quote>(hft::windows, hft::symbol_of,
-                                                               hft::predict, workers, tuple_memory),
-                            options);
+      with_pattern([&](auto p) { return hft::find_max_rate(pool, std::move(p), options); });
   for (const auto& [rate, passed] : found.steps)
     std::printf("  %10.0f quotes/s: %s\n", rate, passed ? "sustained" : "not sustained");
   std::printf(

@@ -14,8 +14,12 @@
 #include <spate/window.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -140,11 +144,14 @@ class rate_search {
   search_result result_;
 };
 
-// The paced generator: fills the windows unpaced, then follows the search's schedule.
+// The paced generator: fills every symbol's first window unpaced, then follows a schedule —
+// the rate search, or a trading day. A Schedule offers start(now, sent) (the fill is over)
+// and due(now, sent): how many quotes should have been sent by `now`, or -1 once it is over.
+template <class Schedule>
 class paced_quotes : public spate::flow::node<void, quote> {
  public:
-  paced_quotes(rate_search* search, std::uint32_t symbol_count, std::uint64_t seed)
-      : search_(search),
+  paced_quotes(Schedule* schedule, std::uint32_t symbol_count, std::uint64_t seed)
+      : schedule_(schedule),
         generator_(seed, symbol_count),
         fill_(std::uint64_t(symbol_count) * 1000) {}
   // `wait` when nothing is due ends the activation, which publishes what was sent: a source
@@ -154,12 +161,12 @@ class paced_quotes : public spate::flow::node<void, quote> {
     if (sent_ < fill_) {
       for (int i = 0; i < 256 && sent_ < fill_; ++i, ++sent_)
         send_next(generator_.next(steady_ns()));
-      if (sent_ == fill_) search_->start(steady_ns(), sent_);
+      if (sent_ == fill_) schedule_->start(steady_ns(), sent_);
       return produce_status::more;
     }
     const std::int64_t now = steady_ns();
-    const std::int64_t due = search_->due(now, sent_);
-    if (due < 0) return produce_status::ended;  // the search is over: end of stream
+    const std::int64_t due = schedule_->due(now, sent_);
+    if (due < 0) return produce_status::ended;  // the schedule is over: end of stream
     if (std::int64_t(sent_) >= due) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
       return produce_status::wait;
@@ -170,7 +177,7 @@ class paced_quotes : public spate::flow::node<void, quote> {
   }
 
  private:
-  rate_search* search_;
+  Schedule* schedule_;
   quote_generator generator_;
   std::uint64_t fill_, sent_ = 0;
 };
@@ -181,16 +188,148 @@ search_result find_max_rate(spate::worker_pool& pool, Pattern pattern, search_op
                             std::uint64_t seed = 1) {
   rate_search search{o};
   using result = spate::window::window_result<std::uint32_t, prediction>;
-  spate::flow::graph job(
-      spate::flow::pipeline(spate::flow::make_stage<paced_quotes>(&search, o.symbol_count, seed)
-                                .named("generator")
-                                .on_dedicated_thread(),
-                            std::move(pattern), spate::flow::sink([&](result& r) {
-                              if (r.complete)
-                                search.window_closed(steady_ns() - r.value.newest_stamp_ns);
-                            })));
+  spate::flow::graph job(spate::flow::pipeline(
+      spate::flow::make_stage<paced_quotes<rate_search>>(&search, o.symbol_count, seed)
+          .named("generator")
+          .on_dedicated_thread(),
+      std::move(pattern), spate::flow::sink([&](result& r) {
+        if (r.complete) search.window_closed(steady_ns() - r.value.newest_stamp_ns);
+      })));
   job.run(pool);
   return search.result();
+}
+
+// ---- A trading day, compressed: the paper's memory experiment (Sect. 5.3, Table 1) --------
+//
+// The paper fed the application a NASDAQ day replayed 50× faster and reported the memory
+// used in the steady state. Intraday volume is U-shaped — heavy at the open, a lull at
+// midday, heavy again into the close — so the generator follows
+//     rate(f) = peak · (trough + (1 − trough) · (2f − 1)²),   f = t / day_seconds ∈ [0, 1],
+// whose integral gives the quotes due at t in closed form. A 6.5-hour day compressed 50×
+// lasts 468 s; `day_seconds` sets any other compression.
+struct day_options {
+  double peak_rate = 30'000;  // quotes per second at the open and the close
+  double trough = 0.3;        // midday rate as a fraction of the peak
+  double day_seconds = 468;   // 6.5 h / 50
+  double pause_seconds = 3;   // after the unpaced fill, before the day starts
+  std::uint32_t symbol_count = symbols;
+};
+
+struct day_result {
+  std::uint64_t quotes = 0;  // sent during the day (after the fill)
+  double behind_max_s = 0;   // the generator's largest lag behind the curve (backpressure)
+  double lat_p50_ms = 0, lat_p99_ms = 0;  // windows closed during the day
+  std::uint64_t windows = 0;
+  double rss_median_mb = 0, rss_max_mb = 0;  // sampled every 100 ms during the day
+};
+
+inline double day_quotes_due(const day_options& o, double t_seconds) {
+  const double f = std::clamp(t_seconds / o.day_seconds, 0.0, 1.0);
+  const double u = 2 * f - 1;
+  return o.peak_rate * o.day_seconds * (o.trough * f + (1 - o.trough) * (u * u * u + 1) / 6);
+}
+
+inline double resident_mb() {
+  long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return double(resident) * 4096.0 / (1024.0 * 1024.0);
+}
+
+// The day as a schedule for paced_quotes: after the fill and a pause, the quotes the curve
+// asks for; it also records how far the generator fell behind the curve.
+class day_schedule {
+ public:
+  explicit day_schedule(const day_options& o) : options_(o) {}
+  void start(std::int64_t now, std::uint64_t sent) {
+    fill_ = sent;
+    day_start_.store(now + std::int64_t(options_.pause_seconds * 1e9));
+  }
+  std::int64_t due(std::int64_t now, std::uint64_t sent) {
+    const double t = double(now - day_start_.load()) / 1e9;
+    const std::uint64_t day_sent = sent - fill_;
+    if (t >= options_.day_seconds) {
+      quotes_ = day_sent;
+      return -1;
+    }
+    const auto due = t < 0 ? 0 : std::uint64_t(day_quotes_due(options_, t));
+    if (day_sent < due) {  // behind: since when has the curve wanted the next quote?
+      double lo = 0, hi = t;
+      for (int i = 0; i < 30; ++i) {
+        const double mid = (lo + hi) / 2;
+        (day_quotes_due(options_, mid) > double(day_sent) ? hi : lo) = mid;
+      }
+      behind_max_s_ = std::max(behind_max_s_, t - hi);
+    }
+    return std::int64_t(fill_ + due);
+  }
+  // Any thread: when the day starts (steady_ns), max() before the fill is over.
+  std::int64_t day_start() const noexcept { return day_start_.load(); }
+  // After the run.
+  std::uint64_t quotes() const noexcept { return quotes_; }
+  double behind_max_s() const noexcept { return behind_max_s_; }
+
+ private:
+  day_options options_;
+  std::atomic<std::int64_t> day_start_{std::numeric_limits<std::int64_t>::max()};
+  std::uint64_t fill_ = 0, quotes_ = 0;
+  double behind_max_s_ = 0;
+};
+
+// One compressed day through `pattern`, with the process's resident memory sampled.
+template <class Pattern>
+day_result run_day(spate::worker_pool& pool, Pattern pattern, day_options o,
+                   std::uint64_t seed = 1) {
+  day_result result;
+  day_schedule schedule{o};
+  std::atomic<bool> over{false};
+  std::vector<double> rss;
+  std::thread sampler([&] {
+    while (!over.load()) {
+      const std::int64_t now = steady_ns(), start = schedule.day_start();
+      if (now >= start && double(now - start) < o.day_seconds * 1e9) rss.push_back(resident_mb());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::vector<std::int64_t> latencies;
+  using window_out = spate::window::window_result<std::uint32_t, prediction>;
+  spate::flow::graph job(spate::flow::pipeline(
+      spate::flow::make_stage<paced_quotes<day_schedule>>(&schedule, o.symbol_count, seed)
+          .named("generator")
+          .on_dedicated_thread(),
+      std::move(pattern), spate::flow::sink([&](window_out& r) {
+        const std::int64_t now = steady_ns();
+        if (!r.complete || now < schedule.day_start()) return;
+        ++result.windows;
+        latencies.push_back(now - r.value.newest_stamp_ns);
+      })));
+  try {
+    job.run(pool);
+  } catch (...) {
+    over = true;
+    sampler.join();
+    throw;
+  }
+  over = true;
+  sampler.join();
+  result.quotes = schedule.quotes();
+  result.behind_max_s = schedule.behind_max_s();
+  auto percentile = [](std::vector<double>& v, double q) {
+    if (v.empty()) return 0.0;
+    auto at = v.begin() + std::ptrdiff_t(double(v.size() - 1) * q);
+    std::nth_element(v.begin(), at, v.end());
+    return *at;
+  };
+  std::vector<double> ms(latencies.size());
+  std::transform(latencies.begin(), latencies.end(), ms.begin(),
+                 [](std::int64_t ns) { return double(ns) / 1e6; });
+  result.lat_p50_ms = percentile(ms, 0.50);
+  result.lat_p99_ms = percentile(ms, 0.99);
+  result.rss_median_mb = percentile(rss, 0.50);
+  result.rss_max_mb = rss.empty() ? 0 : *std::max_element(rss.begin(), rss.end());
+  return result;
 }
 
 }  // namespace hft

@@ -22,6 +22,7 @@
 #include "../actor/test_support.hpp"
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
+#include "spate/flow/wake_timer.hpp"
 #include "spate/interop/graph_actor.hpp"
 #include "spate/memory/multicast_envelope.hpp"
 #include "spate/platform/parking_event.hpp"
@@ -253,6 +254,79 @@ TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
         g.wait();  // every task must end: a stranded one hangs here
         EXPECT_TRUE(g.finished());
       }
+    });
+  }
+}
+
+// ---- wake_timer: ticks racing a node's go_idle, stop racing a tick, cancel then destroy ----
+// (flow/wake_timer.hpp). Ticks every 100 us into a node that has no input in between: each
+// tick must wake it (the source ends only once the node has taken `wanted` ticks). The
+// cancelled graphs are destroyed after their pool, so their timers are only detached.
+
+namespace {
+struct ticked : flow::node<std::uint64_t, std::uint64_t> {
+  explicit ticked(std::atomic<int>* taken) : taken(taken) {}
+  void on_start() { timer.start(*this, std::chrono::microseconds(100)); }
+  bool has_news() const { return timer.due(); }
+  void on_news() {
+    if (timer.take()) taken->fetch_add(1, std::memory_order_relaxed);
+  }
+  void consume(std::uint64_t& v) { send_next(v + 0); }
+  void on_stop() { timer.stop(); }
+  std::atomic<int>* taken;
+  flow::wake_timer timer;
+};
+struct wait_for_ticks : flow::source<std::uint64_t> {
+  wait_for_ticks(std::atomic<int>* taken, int wanted) : taken(taken), wanted(wanted) {}
+  void on_start() { timer.start(*this, std::chrono::microseconds(300)); }
+  bool has_news() const { return timer.due(); }
+  flow::produce_status produce() {
+    if (!timer.take()) return flow::produce_status::wait;
+    send_next(sent++);
+    if (taken->load(std::memory_order_relaxed) < wanted) return flow::produce_status::wait;
+    timer.stop();
+    return flow::produce_status::ended;
+  }
+  std::atomic<int>* taken;
+  int wanted;
+  std::uint64_t sent = 0;
+  flow::wake_timer timer;
+};
+}  // namespace
+
+TEST(stress, wake_timer_ticks_wake_an_idle_node_and_stop_cleanly) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "wake_timer tick / go_idle / stop", [] {
+      spate::worker_pool pool(no_safety_net(3));
+      for (int attempt = 0; attempt < 30; ++attempt) {
+        std::atomic<int> taken{0};
+        std::uint64_t received = 0;
+        flow::graph g(flow::pipeline(flow::make_stage<wait_for_ticks>(&taken, 20),
+                                     flow::make_stage<ticked>(&taken),
+                                     flow::sink([&](std::uint64_t&) { ++received; })));
+        g.run(pool);
+        EXPECT_GE(taken.load(), 20);
+        EXPECT_GE(received, 1u);
+      }
+    });
+    within(60s, "wake_timer cancelled, destroyed after its pool", [] {
+      std::vector<std::unique_ptr<flow::graph>> graphs;
+      std::atomic<int> taken{0};
+      {
+        spate::worker_pool pool(no_safety_net(2));
+        for (int attempt = 0; attempt < 10; ++attempt) {
+          graphs.push_back(std::make_unique<flow::graph>(
+              flow::pipeline(flow::make_stage<wait_for_ticks>(&taken, 1 << 30),
+                             flow::make_stage<ticked>(&taken), flow::sink([](std::uint64_t&) {}))));
+          graphs.back()->start(pool);
+          std::this_thread::sleep_for(std::chrono::microseconds(100 * attempt));
+          graphs.back()->cancel();
+          graphs.back()->wait();
+          EXPECT_TRUE(graphs.back()->finished());
+        }
+      }
+      graphs.clear();  // the timers' shared blocks outlive the pool; nodes only detach
     });
   }
 }

@@ -108,6 +108,7 @@ struct node_access {
     n.replicas_ = replicas;
     n.task_ = task;
   }
+  static node_task_base* task_of(const node_context& n) noexcept { return n.task_; }
   template <class N, class Port>
   static void set_port(N& n, Port* port) {
     n.port_ = port;

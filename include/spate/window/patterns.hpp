@@ -51,21 +51,10 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
   void consume(T& tuple) {
     const auto& key = key_(tuple);
     const std::uint64_t position = positions_[key]++;
-    std::uint32_t first_worker = 0, group = 1;
-    if (pattern_ == pattern::key_partitioning) {
-      first_worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key) % workers_);
-    } else {
-      const std::uint64_t first = spec_.first_holding(position),
-                          last = spec_.last_holding(position);
-      if (first > last) return;  // a hopping window's gap: no window holds it
-      // Windows first..last go to workers first % n, (first + 1) % n, ...: consecutive and
-      // distinct until there are n of them.
-      group = std::uint32_t(std::min<std::uint64_t>(last - first + 1, workers_));
-      first_worker = std::uint32_t(first % workers_);
-    }
-    auto* shared = memory::multicast_envelope<T>::make(pool_.get(), group, std::move(tuple));
-    for (std::uint32_t k = 0; k < group; ++k)
-      this->send_next(routed_tuple<T>{shared, position, (first_worker + k) % workers_});
+    const std::uint64_t first = spec_.first_holding(position), last = spec_.last_holding(position);
+    if (pattern_ == pattern::window_farming && first > last) return;  // a hopping window's gap
+    multicast_tuple(pattern_, key, first, last, workers_, pool_.get(), std::move(tuple), position,
+                    [this](routed_tuple<T>&& m) { this->send_next(std::move(m)); });
   }
 
  private:
@@ -86,9 +75,8 @@ class window_worker
       : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
 
   void on_start() {
-    const bool farmed = pattern_ == pattern::window_farming;
-    keeper_.emplace(spec_, f_, farmed ? this->replica_index() : 0,
-                    farmed ? this->replica_count() : 1);
+    const auto [owner, owners] = window_share(pattern_, *this);
+    keeper_.emplace(spec_, f_, owner, owners);
   }
   void consume(routed_tuple<T>& in) {
     const T& tuple = in.tuple->value();
@@ -145,20 +133,14 @@ template <class T, class KeyFn, class F>
 auto window_pattern(pattern p, count_window spec, KeyFn key, F f, std::size_t workers,
                     tuple_memory memory) {
   spec.check();
-  if (workers == 0 || workers > 0xffffffffu)
-    throw std::invalid_argument("window pattern: workers must be >= 1");
+  check_workers(workers);
   using worker_type = window_worker<T, KeyFn, F>;
   using result_type = typename worker_type::output_type;
-  // The emitter (and its pool) is destroyed with the graph, after every worker ended: the
-  // workers' releases never outlive the pool.
-  return flow::pipeline(
-      flow::make_stage<window_emitter<T, KeyFn>>(p, spec, key, std::uint32_t(workers), memory)
-          .named(p == pattern::key_partitioning ? "kp_emitter" : "wf_emitter"),
-      flow::farm(flow::make_stage<worker_type>(p, spec, key, std::move(f)).named("window_worker"),
-                 workers, flow::custom_policy{[](const routed_tuple<T>& m, std::size_t) {
-                   return std::size_t(m.worker);
-                 }}),
-      flow::make_stage<window_collector<result_type>>().named("window_collector"));
+  return assemble_window_pattern<T>(
+      p, workers,
+      flow::make_stage<window_emitter<T, KeyFn>>(p, spec, key, std::uint32_t(workers), memory),
+      flow::make_stage<worker_type>(p, spec, key, std::move(f)),
+      flow::make_stage<window_collector<result_type>>());
 }
 
 }  // namespace detail
@@ -197,6 +179,25 @@ auto window_farming(time_window spec, KeyFn key, TimeFn time, F f, std::size_t w
   return detail::time_window_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
                                         std::move(time), std::move(f), workers, memory,
                                         std::move(report));
+}
+
+// The same patterns over processing-time windows (time_window.hpp): a tuple's time is its
+// arrival at the emitter, and windows fire on the runtime's clock.
+template <class T, class KeyFn, class F>
+auto key_partitioning(processing_time_window spec, KeyFn key, F f, std::size_t workers,
+                      tuple_memory memory = tuple_memory::slab) {
+  spec.check();
+  return detail::time_window_pattern<T>(detail::pattern::key_partitioning, spec.in_nanoseconds(),
+                                        std::move(key), detail::arrival_time{spec.tick()},
+                                        std::move(f), workers, memory, nullptr);
+}
+template <class T, class KeyFn, class F>
+auto window_farming(processing_time_window spec, KeyFn key, F f, std::size_t workers,
+                    tuple_memory memory = tuple_memory::slab) {
+  spec.check();
+  return detail::time_window_pattern<T>(detail::pattern::window_farming, spec.in_nanoseconds(),
+                                        std::move(key), detail::arrival_time{spec.tick()},
+                                        std::move(f), workers, memory, nullptr);
 }
 
 }  // namespace spate::window

@@ -11,7 +11,9 @@
 // window_report::late_tuples (and says so on stderr at the end when nobody asked for the
 // report) — it is never dropped silently.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 
 namespace spate::window {
@@ -35,6 +37,32 @@ struct time_window {
   // end is at or before it.
   std::uint64_t fired(std::uint64_t watermark) const noexcept {
     return watermark < length ? 0 : (watermark - length) / slide + 1;
+  }
+};
+
+// Time-based windows in processing time: a tuple's time is when the pattern's emitter
+// receives it, and a window fires when the runtime's clock passes its end — input or not (a
+// timer wakes the emitter every gcd(length, slide)). Window w of a key holds the tuples that
+// arrived in [origin + w · slide, origin + w · slide + length), the origin being the moment
+// the emitter started. Tuples are never late. Results are not repeatable run to run (they
+// depend on when tuples arrive); use event time for that.
+struct processing_time_window {
+  std::chrono::nanoseconds length{0};
+  std::chrono::nanoseconds slide{0};
+
+  void check() const {
+    if (length <= std::chrono::nanoseconds::zero())
+      throw std::invalid_argument("processing_time_window: length must be > 0");
+    if (slide <= std::chrono::nanoseconds::zero())
+      throw std::invalid_argument("processing_time_window: slide must be > 0");
+  }
+  // The same windows over nanoseconds since the origin.
+  time_window in_nanoseconds() const noexcept {
+    return {std::uint64_t(length.count()), std::uint64_t(slide.count()), 0};
+  }
+  // Every window ends on a multiple of this after the origin.
+  std::chrono::nanoseconds tick() const noexcept {
+    return std::chrono::nanoseconds{std::gcd(length.count(), slide.count())};
   }
 };
 

@@ -74,7 +74,9 @@ class builder {
  public:
   builder(graph_state& state, worker_pool& pool, const graph_options& options,
           std::vector<std::unique_ptr<dedicated_thread>>& threads)
-      : state_(state), pool_(pool), options_(options), threads_(threads) {}
+      : state_(state), pool_(pool), options_(options), threads_(threads) {
+    state_.set_pool(&pool_);
+  }
 
   template <class Stage>
   auto build(const Stage& stage) {

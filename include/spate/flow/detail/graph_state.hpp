@@ -19,6 +19,10 @@
 
 #include "spate/flow/detail/edge.hpp"
 
+namespace spate {
+class worker_pool;
+}
+
 namespace spate::flow {
 
 // Thrown by graph::run() when a node threw: names the node, keeps the original exception.
@@ -91,6 +95,10 @@ class graph_state {
 
   void set_stall_report_after(std::chrono::milliseconds period) { stall_report_after_ = period; }
 
+  // The pool the graph's tasks run on (its timers serve every node, dedicated or not).
+  void set_pool(worker_pool* pool) noexcept { pool_ = pool; }
+  worker_pool* pool() const noexcept { return pool_; }
+
   const std::vector<std::unique_ptr<node_stats>>& stats() const noexcept { return stats_; }
   const std::vector<std::unique_ptr<node_task_base>>& tasks() const noexcept { return tasks_; }
 
@@ -108,6 +116,7 @@ class graph_state {
   std::string error_node_;
   std::string error_message_;
   std::function<void(const std::string&)> on_finished_;
+  worker_pool* pool_ = nullptr;
 };
 
 }  // namespace detail

@@ -58,6 +58,12 @@ class node_task final : public node_task_base {
     { n.apply(item) } -> std::same_as<out_type>;
   };
 
+  // Nodes woken from outside as well as by input (flow/wake_timer.hpp).
+  static constexpr bool woken_from_outside = !is_source && requires(N & n, const N& c) {
+    { c.has_news() } -> std::convertible_to<bool>;
+    n.on_news();
+  };
+
   static_assert(
       !std::is_same_v<Mode, shared_input> ||
           requires(N & n, const in_type& item) { n.consume(item); },
@@ -176,6 +182,15 @@ class node_task final : public node_task_base {
       // Inputs are merged a batch at a time: everything readable on one edge (up to the
       // budget), then the next edge. Each batch costs one read of the producer's index and
       // one store of ours.
+      if constexpr (woken_from_outside) {
+        if (node_.has_news()) {
+          if (!guarded([&] { node_.on_news(); })) return 0;
+          if (has_port() && port_->has_pending()) {
+            count_out();
+            return 0;
+          }
+        }
+      }
       const std::size_t n = inputs_.size();
       std::size_t empty_in_a_row = 0;
       bool blocked = false;
@@ -262,6 +277,9 @@ class node_task final : public node_task_base {
       } else {
         return true;
       }
+    }
+    if constexpr (woken_from_outside) {
+      if (node_.has_news()) return true;
     }
     return any_queued(inputs_) || closed_inputs(inputs_) != closed_before;
   }

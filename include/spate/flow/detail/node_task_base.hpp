@@ -50,6 +50,9 @@ class node_task_base : public task {
   void set_items_per_activation(std::size_t n) noexcept { items_per_activation_ = n; }
   void set_measure_busy_time(bool on) noexcept { measure_busy_ = on; }
   executor* get_executor() const noexcept { return executor_; }
+  // The pool whose timers serve this task's node (flow/wake_timer.hpp); null before the
+  // graph starts and after the task finished.
+  worker_pool* timer_pool() const noexcept { return graph_ ? graph_->pool() : nullptr; }
   const std::string& name() const noexcept { return stats_.name; }
   node_stats& stats() noexcept { return stats_; }
 

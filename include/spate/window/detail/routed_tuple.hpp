@@ -1,11 +1,17 @@
 #pragma once
 // What the window patterns' stages share: how the emitter's tuple copies are allocated, and
 // the message from the emitter to a worker.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
+#include <utility>
 
+#include "spate/flow/node.hpp"
+#include "spate/flow/policies.hpp"
+#include "spate/flow/stages.hpp"
 #include "spate/memory/multicast_envelope.hpp"
 #include "spate/memory/slab_pool.hpp"
 
@@ -43,6 +49,52 @@ std::unique_ptr<memory::slab_pool> make_tuple_pool(tuple_memory m, std::uint32_t
                            .alignment = memory::envelope_alignment<T>,
                            .blocks_per_slab = 1024,
                            .releasers = workers});
+}
+
+// The emitter's step shared by count and time windows: copies `tuple` once into an envelope
+// and sends it to the workers that need it. Key Partitioning: the key's worker. Window
+// Farming: the owners of windows first .. last (window w belongs to worker w mod n), which
+// are consecutive and distinct until there are n of them.
+template <class T, class Key, class Send>
+void multicast_tuple(pattern p, const Key& key, std::uint64_t first, std::uint64_t last,
+                     std::uint32_t workers, memory::slab_pool* pool, T&& tuple,
+                     std::uint64_t position, Send&& send) {
+  std::uint32_t first_worker = 0, group = 1;
+  if (p == pattern::key_partitioning) {
+    first_worker = std::uint32_t(std::hash<Key>{}(key) % workers);
+  } else {
+    group = std::uint32_t(std::min<std::uint64_t>(last - first + 1, workers));
+    first_worker = std::uint32_t(first % workers);
+  }
+  auto* shared = memory::multicast_envelope<T>::make(pool, group, std::move(tuple));
+  for (std::uint32_t k = 0; k < group; ++k)
+    send(routed_tuple<T>{shared, position, (first_worker + k) % workers});
+}
+
+// Which windows a worker keeps: (owner, owners) for the keepers' `w % owners == owner`.
+inline std::pair<std::uint64_t, std::uint64_t> window_share(pattern p,
+                                                            const flow::node_context& worker) {
+  if (p == pattern::key_partitioning) return {0, 1};  // every window of the keys routed here
+  return {worker.replica_index(), worker.replica_count()};
+}
+
+// Emitter, a farm of `workers` window workers fed by routed_tuple::worker, and a collector.
+// The emitter (and its pool) is destroyed with the graph, after every worker ended: the
+// workers' releases never outlive the pool.
+template <class T, class Emitter, class Worker, class Collector>
+auto assemble_window_pattern(pattern p, std::size_t workers, Emitter emitter, Worker worker,
+                             Collector collector) {
+  return flow::pipeline(
+      std::move(emitter).named(p == pattern::key_partitioning ? "kp_emitter" : "wf_emitter"),
+      flow::farm(std::move(worker).named("window_worker"), workers,
+                 flow::custom_policy{
+                     [](const routed_tuple<T>& m, std::size_t) { return std::size_t(m.worker); }}),
+      std::move(collector).named("window_collector"));
+}
+
+inline void check_workers(std::size_t workers) {
+  if (workers == 0 || workers > 0xffffffffu)
+    throw std::invalid_argument("window pattern: workers must be >= 1");
 }
 
 }  // namespace detail

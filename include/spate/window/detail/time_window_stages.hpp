@@ -3,6 +3,7 @@
 // workers, and a collector that releases each key's windows in order once every worker has
 // passed the watermark that fired them.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -18,14 +20,23 @@
 #include "spate/flow/node.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/flow/stages.hpp"
+#include "spate/flow/wake_timer.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_keeper.hpp"
 #include "spate/window/time_window.hpp"
 
 namespace spate::window::detail {
 
+// The time function of processing-time windows: the emitter's clock, ticking every `tick`.
+struct arrival_time {
+  std::chrono::nanoseconds tick;
+};
+
 template <class T, class KeyFn, class TimeFn>
 class time_emitter : public flow::node<T, routed_tuple<T>> {
+  static constexpr bool processing_time = std::is_same_v<TimeFn, arrival_time>;
+  using clock = std::chrono::steady_clock;
+
  public:
   time_emitter(pattern p, time_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
                tuple_memory m, std::shared_ptr<window_report> report)
@@ -38,21 +49,31 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
         report_(report ? std::move(report) : std::make_shared<window_report>()),
         report_asked_for_(report_.use_count() > 1) {}
 
+  void on_start() {
+    if constexpr (processing_time) {
+      origin_ = clock::now();
+      timer_.start(*this, time_.tick);
+    }
+  }
   void consume(T& tuple) {
-    const std::uint64_t t = std::uint64_t(time_(tuple));
+    const std::uint64_t t = time_of(tuple);
     const std::uint64_t first = spec_.first_holding(t), last = spec_.last_holding(t);
     if (first <= last) route(tuple, t, std::max(first, fired_), first, last);
     if (t > newest_) {
       newest_ = t;
-      const std::uint64_t watermark = newest_ > spec_.lateness ? newest_ - spec_.lateness : 0;
-      if (spec_.fired(watermark) > fired_) {
-        fired_ = spec_.fired(watermark);
-        for (std::uint32_t w = 0; w < workers_; ++w)
-          this->send_next(routed_tuple<T>{nullptr, watermark, w});
-      }
+      advance(newest_ > spec_.lateness ? newest_ - spec_.lateness : 0);
     }
   }
+  // Processing time: the clock moved on (flow/wake_timer.hpp).
+  bool has_news() const noexcept requires processing_time { return timer_.due(); }
+  void on_news() requires processing_time {
+    if (timer_.take()) advance(now());
+  }
   void on_stop() {
+    if constexpr (processing_time) {
+      timer_.stop();
+      advance(now());  // windows that ended before the stream did are complete
+    }
     const auto late = report_->late_tuples.load(), dropped = report_->dropped_tuples.load();
     if (late != 0 && !report_asked_for_)
       std::fprintf(stderr,
@@ -63,6 +84,21 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
   }
 
  private:
+  std::uint64_t now() const { return std::uint64_t((clock::now() - origin_).count()); }
+  std::uint64_t time_of(const T& tuple) const {
+    if constexpr (processing_time)
+      return now();
+    else
+      return std::uint64_t(time_(tuple));
+  }
+  // Fires the windows that end at or before `watermark`: every worker is told.
+  void advance(std::uint64_t watermark) {
+    if (spec_.fired(watermark) <= fired_) return;
+    fired_ = spec_.fired(watermark);
+    for (std::uint32_t w = 0; w < workers_; ++w)
+      this->send_next(routed_tuple<T>{nullptr, watermark, w});
+  }
+
   // Windows first .. last hold the tuple; `open_from` is the first that has not fired.
   void route(T& tuple, std::uint64_t t, std::uint64_t open_from, std::uint64_t first,
              std::uint64_t last) {
@@ -71,16 +107,8 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
       report_->dropped_tuples.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    std::uint32_t first_worker = 0, group = 1;
-    if (pattern_ == pattern::key_partitioning) {
-      first_worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key_(tuple)) % workers_);
-    } else {
-      group = std::uint32_t(std::min<std::uint64_t>(last - open_from + 1, workers_));
-      first_worker = std::uint32_t(open_from % workers_);
-    }
-    auto* shared = memory::multicast_envelope<T>::make(pool_.get(), group, std::move(tuple));
-    for (std::uint32_t k = 0; k < group; ++k)
-      this->send_next(routed_tuple<T>{shared, t, (first_worker + k) % workers_});
+    multicast_tuple(pattern_, key_(tuple), open_from, last, workers_, pool_.get(), std::move(tuple),
+                    t, [this](routed_tuple<T>&& m) { this->send_next(std::move(m)); });
   }
 
   pattern pattern_;
@@ -92,6 +120,8 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
   std::shared_ptr<window_report> report_;
   bool report_asked_for_;
   std::uint64_t newest_ = 0, fired_ = 0;
+  clock::time_point origin_{};  // processing time: when the emitter started
+  flow::wake_timer timer_;      // processing time: wakes the emitter every tick
 };
 
 // A worker's output: a window's result, or "this worker has passed this watermark".
@@ -115,9 +145,8 @@ class time_worker
       : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
 
   void on_start() {
-    const bool farmed = pattern_ == pattern::window_farming;
-    keeper_.emplace(spec_, f_, farmed ? this->replica_index() : 0,
-                    farmed ? this->replica_count() : 1);
+    const auto [owner, owners] = window_share(pattern_, *this);
+    keeper_.emplace(spec_, f_, owner, owners);
   }
   void consume(routed_tuple<T>& in) {
     if (in.tuple == nullptr) {
@@ -183,20 +212,15 @@ auto time_window_pattern(pattern p, time_window spec, KeyFn key, TimeFn time, F 
                          std::size_t workers, tuple_memory memory,
                          std::shared_ptr<window_report> report) {
   spec.check();
-  if (workers == 0 || workers > 0xffffffffu)
-    throw std::invalid_argument("window pattern: workers must be >= 1");
+  check_workers(workers);
   using worker_type = time_worker<T, KeyFn, F>;
   using result_type = typename time_window_keeper<key_of<T, KeyFn>, T, F>::result_type;
-  return flow::pipeline(
+  return assemble_window_pattern<T>(
+      p, workers,
       flow::make_stage<time_emitter<T, KeyFn, TimeFn>>(p, spec, key, std::move(time),
-                                                       std::uint32_t(workers), memory, report)
-          .named(p == pattern::key_partitioning ? "kp_emitter" : "wf_emitter"),
-      flow::farm(flow::make_stage<worker_type>(p, spec, key, std::move(f)).named("window_worker"),
-                 workers, flow::custom_policy{[](const routed_tuple<T>& m, std::size_t) {
-                   return std::size_t(m.worker);
-                 }}),
-      flow::make_stage<time_collector<result_type>>(spec, std::uint32_t(workers))
-          .named("window_collector"));
+                                                       std::uint32_t(workers), memory, report),
+      flow::make_stage<worker_type>(p, spec, key, std::move(f)),
+      flow::make_stage<time_collector<result_type>>(spec, std::uint32_t(workers)));
 }
 
 }  // namespace spate::window::detail
