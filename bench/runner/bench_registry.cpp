@@ -128,6 +128,7 @@ void define_benchmarks(bench_registry& r) {
   r.define("hft", "quotes -> per-symbol windows w=1000, s=25 -> LM fit: max sustained rate",
            {{"pattern", "wf"},
             {"variant", "slab"},
+            {"model", "lm"},
             {"workers", "2"},
             {"step", "1.5"},
             {"first_rate", "20000"},
@@ -138,12 +139,23 @@ void define_benchmarks(bench_registry& r) {
            "hft through a compressed trading day at a U-shaped rate: steady-state RSS, latency",
            {{"pattern", "wf"},
             {"variant", "slab"},
+            {"model", "lm"},
             {"workers", "2"},
             {"peak", "30000"},
             {"trough", "0.3"},
             {"day_seconds", "468"},
             {"pause", "3"},
             {"symbols", "2836"}});
+  r.define("apps",
+           "examples/apps (sd: spike detection, fd: fraud detection) at a rate (0: max), "
+           "every operator with `replicas` replicas; outputs checked against a sequential run",
+           {{"app", "sd"},
+            {"rate", "0"},
+            {"replicas", "1"},
+            {"n", "4000000"},
+            {"seconds", "2"},
+            {"records", "200000"},
+            {"model", "data/fraud-detection/model.txt"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",

@@ -71,6 +71,7 @@ void register_spate_reactor_chain_and_grid(bench_registry& registry);
 void register_wake_floor(bench_registry& registry);
 void register_spate_memory_impls(bench_registry& registry);
 void register_spate_window_impls(bench_registry& registry);
+void register_apps_impls(bench_registry& registry);
 #ifdef SPATE_BENCH_HAVE_CAF
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);

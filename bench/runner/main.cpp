@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   register_spate_reactor_chain_and_grid(registry);
   register_wake_floor(registry);
   register_spate_memory_impls(registry);
+  register_apps_impls(registry);
 #ifdef SPATE_BENCH_HAVE_GSL
   register_spate_window_impls(registry);
 #endif

@@ -1,7 +1,8 @@
 // `hft` (impl `spate`): the dynamic-memory paper's HFT application (examples/hft) and its
 // metric, the maximum sustained input rate, found by a search over rates within one run
 // (examples/hft/hft_run.hpp). --pattern=kp|wf, --variant=slab|heap (the envelopes' memory;
-// tools/bench-compare's `allocator` preloads jemalloc or mimalloc).
+// tools/bench-compare's `allocator` preloads jemalloc or mimalloc), --model=lm|aggregate (the
+// paper's fit, or the aggregation alone: an emitter-bound run where memory matters most).
 // `hft_day`: the same application through a compressed trading day at a U-shaped rate (the
 // paper's Table 1): steady-state resident memory, window latency, generator lag.
 #include "../../examples/hft/hft_run.hpp"
@@ -21,14 +22,17 @@ auto with_pattern(const bench_params& p, Run&& run) {
   if (variant != "slab" && variant != "heap") throw usage_error("--variant must be slab or heap");
   const auto workers = std::size_t(p.integer("workers"));
   if (workers < 1) throw usage_error("hft needs workers >= 1");
+  const std::string model = p.text("model");
+  if (model != "lm" && model != "aggregate") throw usage_error("--model must be lm or aggregate");
+  auto* const function = model == "lm" ? &hft::predict : &hft::predict_mean;
   const auto memory =
       variant == "slab" ? spate::window::tuple_memory::slab : spate::window::tuple_memory::heap;
   namespace window = spate::window;
   if (pattern == "kp")
-    return run(window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
-                                                    workers, memory));
-  return run(window::window_farming<hft::quote>(hft::windows, hft::symbol_of, hft::predict, workers,
-                                                memory));
+    return run(window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, function, workers,
+                                                    memory));
+  return run(
+      window::window_farming<hft::quote>(hft::windows, hft::symbol_of, function, workers, memory));
 }
 
 json hft_bench(const bench_params& p) {

@@ -1,0 +1,368 @@
+// `apps`: the streaming applications of examples/apps (the CAF-PP paper's Sect. 5), in spate
+// and in CAF 0.17, on the same generated records. --app=sd|fd, --rate (records/s; 0 = as
+// fast as the graph takes them), --replicas (of every operator), --n (records at rate 0;
+// at a rate, rate × seconds). Reports records/s, end-to-end latency (source stamp to sink)
+// and checks the outputs against the sequential run of the same operators.
+//
+// The CAF version is the paper's "CAF" column: one actor per operator replica, a router
+// actor in front of each farm (by key or round-robin), a source actor that sends in batches
+// of 1,024 into unbounded mailboxes, and an end-of-stream marker that each router and sink
+// counts from every upstream replica.
+#ifdef SPATE_BENCH_HAVE_CAF
+#include <caf/all.hpp>
+#endif
+
+#include <future>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "../../examples/apps/common/replay_source.hpp"
+#include "../../examples/apps/common/text_input.hpp"
+#include "../../examples/apps/fraud_detection/fraud_detection.hpp"
+#include "../../examples/apps/spike_detection/spike_detection.hpp"
+#include "../runner/bench_registry.hpp"
+#ifdef SPATE_BENCH_HAVE_CAF
+#include "../runner/caf_config.hpp"
+#endif
+#include "../runner/measure.hpp"
+#include "../runner/spate_config.hpp"
+
+namespace sd = apps::spike_detection;
+namespace fd = apps::fraud_detection;
+
+#ifdef SPATE_BENCH_HAVE_CAF
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sd::reading)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sd::averaged)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sd::spike)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fd::transaction)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fd::alert)
+#endif
+
+namespace spate_bench {
+namespace {
+
+// ---- the workload -------------------------------------------------------------------------
+
+struct run_shape {
+  double rate = 0;
+  std::uint64_t total = 0;
+  std::size_t replicas = 1;
+};
+
+run_shape shape_of(const bench_params& p) {
+  run_shape s;
+  s.rate = p.number("rate");
+  s.replicas = std::size_t(p.integer("replicas"));
+  if (s.rate < 0) throw usage_error("apps: --rate must be >= 0");
+  if (s.replicas < 1) throw usage_error("apps: --replicas must be >= 1");
+  s.total =
+      s.rate > 0 ? std::uint64_t(s.rate * p.number("seconds")) : std::uint64_t(p.integer("n"));
+  if (s.total == 0) throw usage_error("apps: nothing to send (n or rate x seconds is 0)");
+  return s;
+}
+
+const std::vector<sd::reading>& sensor_readings(std::size_t n) {
+  static const auto parsed =
+      apps::parse_lines<sd::reading>(sd::generate_lines(n, 1), sd::parse).records;
+  return parsed;
+}
+
+std::shared_ptr<const fd::markov_model> fraud_model(const std::string& path) {
+  static auto model = std::make_shared<const fd::markov_model>(fd::markov_model::load(path));
+  return model;
+}
+
+const std::vector<fd::transaction>& transactions(const fd::markov_model& model, std::size_t n) {
+  static const auto parsed = [&] {
+    fd::parser parse(model);
+    return apps::parse_lines<fd::transaction>(fd::generate_lines(model, n, 1), parse).records;
+  }();
+  return parsed;
+}
+
+// What both implementations report: throughput, latency, and the output check.
+template <class Output, class Expected>
+json report(json m, std::uint64_t total, std::vector<Output>& outputs,
+            std::vector<std::int64_t>& latencies_ns, const Expected& expected) {
+  std::sort(outputs.begin(), outputs.end(),
+            [](const Output& a, const Output& b) { return a.seq < b.seq; });
+  if (outputs != expected)
+    throw std::runtime_error("apps: the outputs differ from the sequential run (" +
+                             std::to_string(outputs.size()) + " vs " +
+                             std::to_string(expected.size()) + ")");
+  add_items_per_s(m, total);
+  auto quantile = [&](double q) {
+    if (latencies_ns.empty()) return 0.0;
+    auto at = latencies_ns.begin() + std::ptrdiff_t(double(latencies_ns.size() - 1) * q);
+    std::nth_element(latencies_ns.begin(), at, latencies_ns.end());
+    return double(*at) / 1e3;
+  };
+  m["lat_p50_us"] = quantile(0.5);
+  m["lat_p99_us"] = quantile(0.99);
+  m["outputs"] = outputs.size();
+  return m;
+}
+
+// ---- spate --------------------------------------------------------------------------------
+
+template <class Output, class Record, class Make>
+json run_spate(const bench_params& p, const std::vector<Record>& records, const run_shape& s,
+               Make&& make, const std::vector<Output>& expected) {
+  namespace flow = spate::flow;
+  spate::worker_pool pool(spate_config(p).scheduler);
+  std::vector<Output> outputs;
+  std::vector<std::int64_t> latencies;
+  outputs.reserve(expected.size());
+  flow::graph job(make(flow::make_stage<apps::replay_source<Record>>(
+                           std::make_shared<const std::vector<Record>>(records), s.rate, s.total),
+                       flow::sink([&](Output& o) {
+                         latencies.push_back(apps::steady_ns() - o.stamp_ns);
+                         outputs.push_back(o);
+                       })));
+  json m;
+  timed_run(m, [&] { job.run(pool); });
+  return report(std::move(m), s.total, outputs, latencies, expected);
+}
+
+// ---- CAF ----------------------------------------------------------------------------------
+#ifdef SPATE_BENCH_HAVE_CAF
+
+using end_atom = caf::atom_constant<caf::atom("end")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+
+struct source_state {
+  std::uint64_t sent = 0;
+  std::int64_t start_ns = 0;
+};
+
+// Sends the replay to `next` (batches of 1,024 per activation; at a rate, what is due each
+// millisecond), then one end marker.
+template <class Record>
+caf::behavior caf_source(caf::stateful_actor<source_state>* self,
+                         const std::vector<Record>* records, run_shape s, caf::actor next) {
+  return {[=](tick_atom) {
+    auto& st = self->state;
+    if (st.start_ns == 0) st.start_ns = apps::steady_ns();
+    std::uint64_t due = s.total;
+    if (s.rate > 0)
+      due = std::min<std::uint64_t>(
+          s.total, std::uint64_t(s.rate * double(apps::steady_ns() - st.start_ns) / 1e9) + 1);
+    const std::uint64_t end = std::min(due, st.sent + 1024);
+    const std::int64_t now = apps::steady_ns();
+    for (; st.sent < end; ++st.sent) {
+      Record r = (*records)[st.sent % records->size()];
+      r.seq = st.sent;
+      r.stamp_ns = now;
+      self->send(next, r);
+    }
+    if (st.sent == s.total) {
+      self->send(next, end_atom::value);
+    } else if (st.sent < due) {
+      self->send(self, tick_atom::value);
+    } else {
+      self->delayed_send(self, std::chrono::milliseconds(1), tick_atom::value);
+    }
+  }};
+}
+
+struct router_state {
+  std::size_t ends = 0;
+  std::size_t next = 0;
+};
+
+struct round_robin {};
+
+// A farm's router: by key (hash of key_of(item), modulo n) or round-robin; forwards the end
+// marker once every upstream replica has sent one.
+template <class In, class KeyOf>
+caf::behavior caf_router(caf::stateful_actor<router_state>* self, std::vector<caf::actor> replicas,
+                         std::size_t upstreams, KeyOf key_of) {
+  return {[=](const In& item) {
+            auto& st = self->state;
+            std::size_t to = 0;
+            if constexpr (!std::is_same_v<KeyOf, round_robin>) {
+              to =
+                  std::hash<std::decay_t<decltype(key_of(item))>>{}(key_of(item)) % replicas.size();
+            } else {
+              to = st.next;
+              st.next = st.next + 1 == replicas.size() ? 0 : st.next + 1;
+            }
+            self->send(replicas[to], item);
+          },
+          [=](end_atom) {
+            if (++self->state.ends == upstreams)
+              for (auto& r : replicas) self->send(r, end_atom::value);
+          }};
+}
+
+// One operator replica: `op` is a spate node (its consume() sends through `emit`).
+template <class In, class Operator>
+caf::behavior caf_operator(caf::event_based_actor* self, std::shared_ptr<Operator> op,
+                           caf::actor next) {
+  return {[=](const In& item) { op->apply(item, [&](auto&& out) { self->send(next, out); }); },
+          [=](end_atom) { self->send(next, end_atom::value); }};
+}
+
+template <class Output>
+struct sink_state {
+  std::vector<Output> outputs;
+  std::vector<std::int64_t> latencies;
+  std::size_t ends = 0;
+};
+
+template <class Output>
+caf::behavior caf_sink(caf::stateful_actor<sink_state<Output>>* self, std::size_t upstreams,
+                       std::promise<sink_state<Output>>* done) {
+  return {[=](const Output& o) {
+            self->state.latencies.push_back(apps::steady_ns() - o.stamp_ns);
+            self->state.outputs.push_back(o);
+          },
+          [=](end_atom) {
+            if (++self->state.ends == upstreams) done->set_value(std::move(self->state));
+          }};
+}
+
+// The operators as plain functions over one item, for the CAF actors (the spate versions are
+// flow nodes; these call the same state and tests).
+struct sd_average {
+  sd::moving_average average;
+  template <class Emit>
+  void apply(const sd::reading& r, Emit&& emit) {
+    emit(sd::averaged{r, average.update(r)});
+  }
+};
+struct sd_detect {
+  double threshold;
+  template <class Emit>
+  void apply(const sd::averaged& a, Emit&& emit) {
+    if (sd::is_spike(a, threshold))
+      emit(sd::spike{a.r.device, a.r.seq, a.r.value, a.average, a.r.stamp_ns});
+  }
+};
+struct fd_predict {
+  fd::entity_scorer scorer;
+  template <class Emit>
+  void apply(const fd::transaction& t, Emit&& emit) {
+    if (const auto score = scorer.add(t); score && *score > scorer.threshold())
+      emit(fd::alert{t.entity, t.seq, *score, t.stamp_ns});
+  }
+};
+
+// A farm of `n` operator actors in front of `next`, with a router when n > 1 (else the one
+// replica is the farm's entry). Returns the entry.
+template <class In, class Operator, class KeyOf, class MakeOperator>
+caf::actor caf_farm(caf::actor_system& system, std::size_t n, std::size_t upstreams, KeyOf key_of,
+                    caf::actor next, MakeOperator make, std::vector<caf::actor>& all) {
+  std::vector<caf::actor> replicas;
+  for (std::size_t i = 0; i < n; ++i) {
+    replicas.push_back(
+        system.spawn(caf_operator<In, Operator>, std::make_shared<Operator>(make()), next));
+    all.push_back(replicas.back());
+  }
+  if (n == 1) return replicas.front();
+  auto router = system.spawn(caf_router<In, KeyOf>, replicas, upstreams, key_of);
+  all.push_back(router);
+  return router;
+}
+
+template <class Output, class Record, class Build>
+json run_caf(const bench_params& p, const std::vector<Record>& records, const run_shape& s,
+             std::size_t sink_upstreams, Build&& build, const std::vector<Output>& expected) {
+  caf_system owner(p);
+  caf::actor_system& system = *owner;
+  std::promise<sink_state<Output>> done;
+  std::vector<caf::actor> all;
+  auto sink = system.spawn(caf_sink<Output>, sink_upstreams, &done);
+  all.push_back(sink);
+  caf::actor entry = build(system, sink, all);
+  auto source = system.spawn(caf_source<Record>, &records, s, entry);
+  all.push_back(source);
+  sink_state<Output> result;
+  json m;
+  timed_run(m, [&] {
+    caf::anon_send(source, tick_atom::value);
+    result = done.get_future().get();
+  });
+  for (auto& a : all) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  return report(std::move(m), s.total, result.outputs, result.latencies, expected);
+}
+
+#endif  // SPATE_BENCH_HAVE_CAF
+
+// ---- the two applications -----------------------------------------------------------------
+
+json spike_detection(const bench_params& p, bool caf) {
+  const run_shape s = shape_of(p);
+  const auto& records = sensor_readings(std::size_t(p.integer("records")));
+  const sd::parameters params;
+  const auto expected = sd::sequential(records, s.total, params);
+  if (!caf)
+    return run_spate(
+        p, records, s,
+        [&](auto source, auto sink) {
+          return sd::pipeline(std::move(source), std::move(sink), s.replicas, s.replicas, params);
+        },
+        expected);
+#ifdef SPATE_BENCH_HAVE_CAF
+  return run_caf(
+      p, records, s, s.replicas,
+      [&](caf::actor_system& system, caf::actor sink, std::vector<caf::actor>& all) {
+        auto detectors = caf_farm<sd::averaged, sd_detect>(
+            system, s.replicas, s.replicas, round_robin{}, sink,
+            [&] { return sd_detect{params.threshold}; }, all);
+        return caf_farm<sd::reading, sd_average>(
+            system, s.replicas, 1, sd::device_of, detectors,
+            [&] { return sd_average{sd::moving_average(params)}; }, all);
+      },
+      expected);
+#else
+  throw usage_error("apps: built without CAF");
+#endif
+}
+
+json fraud_detection(const bench_params& p, bool caf) {
+  const run_shape s = shape_of(p);
+  const auto model = fraud_model(p.text("model"));
+  const auto& records = transactions(*model, std::size_t(p.integer("records")));
+  const fd::parameters params;
+  const auto expected = fd::sequential(records, s.total, model, params);
+  if (!caf)
+    return run_spate(
+        p, records, s,
+        [&](auto source, auto sink) {
+          return fd::pipeline(std::move(source), std::move(sink), model, s.replicas, params);
+        },
+        expected);
+#ifdef SPATE_BENCH_HAVE_CAF
+  return run_caf(
+      p, records, s, s.replicas,
+      [&](caf::actor_system& system, caf::actor sink, std::vector<caf::actor>& all) {
+        return caf_farm<fd::transaction, fd_predict>(
+            system, s.replicas, 1, fd::entity_of, sink,
+            [&] { return fd_predict{fd::entity_scorer(model, params)}; }, all);
+      },
+      expected);
+#else
+  throw usage_error("apps: built without CAF");
+#endif
+}
+
+json apps_bench(const bench_params& p, bool caf) {
+  const std::string app = p.text("app");
+  if (app == "sd") return spike_detection(p, caf);
+  if (app == "fd") return fraud_detection(p, caf);
+  throw usage_error("apps: --app must be sd or fd");
+}
+
+}  // namespace
+
+void register_apps_impls(bench_registry& r) {
+  r.implement("apps", "spate", [](const bench_params& p) { return apps_bench(p, false); });
+#ifdef SPATE_BENCH_HAVE_CAF
+  r.implement("apps", "caf", [](const bench_params& p) { return apps_bench(p, true); });
+#endif
+}
+
+}  // namespace spate_bench

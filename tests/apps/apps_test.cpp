@@ -1,0 +1,122 @@
+// The streaming applications (examples/apps) against a sequential run of the same operators
+// on the same input: the same outputs (spikes, alerts), none lost or duplicated, for several
+// replication degrees, with malformed input lines counted, not dropped silently.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../examples/apps/common/replay_source.hpp"
+#include "../../examples/apps/common/text_input.hpp"
+#include "../../examples/apps/fraud_detection/fraud_detection.hpp"
+#include "../../examples/apps/spike_detection/spike_detection.hpp"
+
+namespace flow = spate::flow;
+
+namespace {
+
+template <class T>
+auto replay(const std::vector<T>& records, double rate, std::uint64_t passes) {
+  return flow::make_stage<apps::replay_source<T>>(std::make_shared<const std::vector<T>>(records),
+                                                  rate, records.size() * passes);
+}
+
+template <class T>
+void sort_by_seq(std::vector<T>& v) {
+  std::sort(v.begin(), v.end(), [](const T& a, const T& b) { return a.seq < b.seq; });
+}
+
+TEST(spike_detection, matches_the_sequential_run_for_every_replication) {
+  namespace sd = apps::spike_detection;
+  auto lines = sd::generate_lines(40'000, 7);
+  lines.insert(lines.begin() + 100, "2004-03-01 00:00:01.5 3 4 22.5");         // 5 fields
+  lines.insert(lines.begin() + 200, "2004-03-01 00:00:01.5 3 x7 22.5 1 2 3");  // bad device
+  lines.insert(lines.begin() + 300, "2004-03-01 00:00:01.5 3 7 22,5 1 2 3");   // bad number
+  const auto input = apps::parse_lines<sd::reading>(lines, sd::parse);
+  EXPECT_EQ(input.malformed, 3u);
+  EXPECT_EQ(input.records.size(), 40'000u);
+  ASSERT_EQ(input.malformed_examples.size(), 3u);
+  EXPECT_NE(input.malformed_examples[0].find("line 101"), std::string::npos);
+
+  const auto expected = sd::sequential(input.records, 2 * input.records.size());
+  ASSERT_GT(expected.size(), 100u) << "the generator should make spikes";
+  for (auto [averages, detectors] : {std::pair{1, 1}, {2, 1}, {3, 2}, {1, 3}}) {
+    SCOPED_TRACE(std::to_string(averages) + " averages, " + std::to_string(detectors) +
+                 " detectors");
+    std::vector<sd::spike> got;
+    flow::graph job(sd::pipeline(replay(input.records, 0, 2),
+                                 flow::sink([&](sd::spike& s) { got.push_back(s); }),
+                                 std::size_t(averages), std::size_t(detectors)));
+    job.run();
+    sort_by_seq(got);
+    EXPECT_EQ(got, expected);
+  }
+}
+
+TEST(spike_detection, a_source_paced_at_a_rate_loses_nothing) {
+  namespace sd = apps::spike_detection;
+  const auto input = apps::parse_lines<sd::reading>(sd::generate_lines(3'000, 3), sd::parse);
+  std::vector<sd::spike> got;
+  apps::latency_record latency;
+  flow::graph job(sd::pipeline(replay(input.records, 20'000, 1),  // ~150 ms
+                               flow::sink([&](sd::spike& s) {
+                                 got.push_back(s);
+                                 latency.add(s.stamp_ns);
+                               }),
+                               2, 1));
+  job.run();
+  sort_by_seq(got);
+  EXPECT_EQ(got, sd::sequential(input.records, input.records.size()));
+  EXPECT_EQ(latency.count(), got.size());
+}
+
+std::shared_ptr<const apps::fraud_detection::markov_model> model() {
+  static auto m = std::make_shared<const apps::fraud_detection::markov_model>(
+      apps::fraud_detection::markov_model::load(SPATE_SOURCE_DIR
+                                                "/data/fraud-detection/model.txt"));
+  return m;
+}
+
+TEST(fraud_detection, matches_the_sequential_run_for_every_replication) {
+  namespace fd = apps::fraud_detection;
+  ASSERT_EQ(model()->states(), 18u);
+  auto lines = fd::generate_lines(*model(), 30'000, 11, 300);
+  lines.insert(lines.begin() + 10, "CARD000001,TX1,XYZ");  // unknown state
+  lines.insert(lines.begin() + 20, "no commas here");
+  const auto input = apps::parse_lines<fd::transaction>(lines, fd::parser(*model()));
+  EXPECT_EQ(input.malformed, 2u);
+  EXPECT_EQ(input.records.size(), 30'000u);
+
+  const auto expected = fd::sequential(input.records, 2 * input.records.size(), model());
+  ASSERT_GT(expected.size(), 50u) << "the generator should make alerts";
+  for (std::size_t predictors : {1, 2, 3, 5}) {
+    SCOPED_TRACE(std::to_string(predictors) + " predictors");
+    std::vector<fd::alert> got;
+    flow::graph job(fd::pipeline(replay(input.records, 0, 2),
+                                 flow::sink([&](fd::alert& a) { got.push_back(a); }), model(),
+                                 predictors));
+    job.run();
+    sort_by_seq(got);
+    EXPECT_EQ(got, expected);
+  }
+}
+
+TEST(fraud_detection, a_model_with_a_short_row_is_refused_by_name) {
+  const std::string path = testing::TempDir() + "/bad_model.txt";
+  {
+    std::ofstream out(path);
+    out << "A,B\n0.5,0.5\n1.0\n";
+  }
+  try {
+    (void)apps::fraud_detection::markov_model::load(path);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 2 has 1 values, expected 2"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
