@@ -1,7 +1,7 @@
 // `apps`: the streaming applications of examples/apps (the CAF-PP paper's Sect. 5), in spate
-// and in CAF 0.17, on the same generated records. --app=sd|fd, --rate (records/s; 0 = as
-// fast as the graph takes them), --replicas (of every operator), --n (records at rate 0;
-// at a rate, rate × seconds). Reports records/s, end-to-end latency (source stamp to sink)
+// and in CAF 0.17, on the same generated records. --app=sd|fd|ysb (ysb: spate only so far), --rate
+// (records/s; 0 = as fast as the graph takes them), --replicas (of every operator), --n (records at
+// rate 0; at a rate, rate × seconds). Reports records/s, end-to-end latency (source stamp to sink)
 // and checks the outputs against the sequential run of the same operators.
 //
 // The CAF version is the paper's "CAF" column: one actor per operator replica, a router
@@ -22,6 +22,7 @@
 #include "../../examples/apps/common/text_input.hpp"
 #include "../../examples/apps/fraud_detection/fraud_detection.hpp"
 #include "../../examples/apps/spike_detection/spike_detection.hpp"
+#include "../../examples/apps/yahoo/yahoo.hpp"
 #include "../runner/bench_registry.hpp"
 #ifdef SPATE_BENCH_HAVE_CAF
 #include "../runner/caf_config.hpp"
@@ -31,6 +32,7 @@
 
 namespace sd = apps::spike_detection;
 namespace fd = apps::fraud_detection;
+namespace ysb = apps::yahoo;
 
 #ifdef SPATE_BENCH_HAVE_CAF
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sd::reading)
@@ -349,11 +351,31 @@ json fraud_detection(const bench_params& p, bool caf) {
 #endif
 }
 
+json yahoo(const bench_params& p, bool caf) {
+  if (caf) throw usage_error("apps: the Yahoo Streaming Benchmark has no CAF version yet");
+  const run_shape s = shape_of(p);
+  const ysb::parameters params;
+  static const auto table =
+      std::make_shared<const ysb::campaign_table>(ysb::campaign_table::generate(params, 1));
+  static const auto records =
+      apps::parse_lines<ysb::event>(
+          ysb::generate_lines(*table, std::size_t(p.integer("records")), 1), ysb::parser(*table))
+          .records;
+  const auto expected = ysb::sequential(records, s.total, *table, params);
+  return run_spate(
+      p, records, s,
+      [&](auto source, auto sink) {
+        return ysb::pipeline(std::move(source), std::move(sink), table, s.replicas, params);
+      },
+      expected);
+}
+
 json apps_bench(const bench_params& p, bool caf) {
   const std::string app = p.text("app");
   if (app == "sd") return spike_detection(p, caf);
   if (app == "fd") return fraud_detection(p, caf);
-  throw usage_error("apps: --app must be sd or fd");
+  if (app == "ysb") return yahoo(p, caf);
+  throw usage_error("apps: --app must be sd, fd or ysb");
 }
 
 }  // namespace

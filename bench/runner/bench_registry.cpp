@@ -147,7 +147,7 @@ void define_benchmarks(bench_registry& r) {
             {"pause", "3"},
             {"symbols", "2836"}});
   r.define("apps",
-           "examples/apps (sd: spike detection, fd: fraud detection) at a rate (0: max), "
+           "examples/apps (sd: spike detection, fd: fraud detection, ysb: Yahoo) at a rate (0: max), "
            "every operator with `replicas` replicas; outputs checked against a sequential run",
            {{"app", "sd"},
             {"rate", "0"},

@@ -13,6 +13,7 @@
 #include "../../examples/apps/common/text_input.hpp"
 #include "../../examples/apps/fraud_detection/fraud_detection.hpp"
 #include "../../examples/apps/spike_detection/spike_detection.hpp"
+#include "../../examples/apps/yahoo/yahoo.hpp"
 
 namespace flow = spate::flow;
 
@@ -99,6 +100,45 @@ TEST(fraud_detection, matches_the_sequential_run_for_every_replication) {
                                  flow::sink([&](fd::alert& a) { got.push_back(a); }), model(),
                                  predictors));
     job.run();
+    sort_by_seq(got);
+    EXPECT_EQ(got, expected);
+  }
+}
+
+TEST(yahoo, matches_the_sequential_run_with_complete_and_end_of_stream_windows) {
+  namespace ysb = apps::yahoo;
+  ysb::parameters p;
+  p.events_per_second = 2'000;  // 20,000 events per 10 s window
+  auto table = std::make_shared<const ysb::campaign_table>(ysb::campaign_table::generate(p, 5));
+  auto lines = ysb::generate_lines(*table, 25'000, 5);
+  lines.insert(lines.begin() + 7, R"({"ad_id":"not-an-ad","event_type":"view"})");
+  lines.insert(lines.begin() + 8, "{not json");
+  lines.insert(lines.begin() + 9,
+               R"({"ad_id":")" + table->ad_ids[0] + R"(","event_type":"hover"})");
+  const auto input = apps::parse_lines<ysb::event>(lines, ysb::parser(*table));
+  EXPECT_EQ(input.malformed, 3u);
+  ASSERT_EQ(input.records.size(), 25'000u);
+
+  p.lateness_ms = 500;                                   // 1,000 events
+  const std::uint64_t total = 3 * input.records.size();  // 75,000 events: 3.75 windows
+  const auto expected = ysb::sequential(input.records, total, *table, p);
+  ASSERT_EQ(expected.size(), 4u * p.campaigns);
+  EXPECT_TRUE(expected.front().complete);
+  EXPECT_FALSE(expected.back().complete);  // the last window ended with the stream
+  for (std::size_t replicas : {1, 2, 3}) {
+    SCOPED_TRACE(std::to_string(replicas) + " replicas");
+    std::vector<ysb::campaign_count> got;
+    auto report = std::make_shared<spate::window::window_report>();
+    flow::graph_options small_rings;
+    small_rings.channel_capacity = 64;  // bounds the reordering well within the lateness
+    flow::graph job(
+        ysb::pipeline(flow::make_stage<apps::replay_source<ysb::event>>(
+                          std::make_shared<const std::vector<ysb::event>>(input.records), 0, total),
+                      flow::sink([&](ysb::campaign_count& c) { got.push_back(c); }), table,
+                      replicas, p, report),
+        small_rings);
+    job.run();
+    EXPECT_EQ(report->late_tuples.load(), 0u);
     sort_by_seq(got);
     EXPECT_EQ(got, expected);
   }
