@@ -119,7 +119,9 @@ TEST(yahoo, matches_the_sequential_run_with_complete_and_end_of_stream_windows) 
   EXPECT_EQ(input.malformed, 3u);
   ASSERT_EQ(input.records.size(), 25'000u);
 
-  p.lateness_ms = 500;                                   // 1,000 events
+  // 10,000 events. A replica that stalls can fall behind the others by what its rings and
+  // output windows hold (~1,000 events per replica path at 64-item rings): well within.
+  p.lateness_ms = 5'000;
   const std::uint64_t total = 3 * input.records.size();  // 75,000 events: 3.75 windows
   const auto expected = ysb::sequential(input.records, total, *table, p);
   ASSERT_EQ(expected.size(), 4u * p.campaigns);
@@ -130,7 +132,7 @@ TEST(yahoo, matches_the_sequential_run_with_complete_and_end_of_stream_windows) 
     std::vector<ysb::campaign_count> got;
     auto report = std::make_shared<spate::window::window_report>();
     flow::graph_options small_rings;
-    small_rings.channel_capacity = 64;  // bounds the reordering well within the lateness
+    small_rings.channel_capacity = 64;  // bounds the reordering (see the lateness above)
     flow::graph job(
         ysb::pipeline(flow::make_stage<apps::replay_source<ysb::event>>(
                           std::make_shared<const std::vector<ysb::event>>(input.records), 0, total),
