@@ -18,8 +18,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <optional>
-#include <variant>
 #include <vector>
 
 #include "../../examples/apps/common/replay_source.hpp"
@@ -103,7 +101,7 @@ const std::vector<fd::transaction>& transactions(const fd::markov_model& model, 
 // What both implementations report: throughput, latency, and the output check.
 template <class Output, class Expected>
 json report(json m, std::uint64_t total, std::vector<Output>& outputs,
-            std::vector<std::int64_t>& latencies_ns, const Expected& expected) {
+            std::vector<std::int64_t> latencies_ns, const Expected& expected) {
   std::sort(outputs.begin(), outputs.end(),
             [](const Output& a, const Output& b) { return a.seq < b.seq; });
   if (outputs != expected)
@@ -111,14 +109,7 @@ json report(json m, std::uint64_t total, std::vector<Output>& outputs,
                              std::to_string(outputs.size()) + " vs " +
                              std::to_string(expected.size()) + ")");
   add_items_per_s(m, total);
-  auto quantile = [&](double q) {
-    if (latencies_ns.empty()) return 0.0;
-    auto at = latencies_ns.begin() + std::ptrdiff_t(double(latencies_ns.size() - 1) * q);
-    std::nth_element(latencies_ns.begin(), at, latencies_ns.end());
-    return double(*at) / 1e3;
-  };
-  m["lat_p50_us"] = quantile(0.5);
-  m["lat_p99_us"] = quantile(0.99);
+  add_latency_metrics(m, std::move(latencies_ns));
   m["outputs"] = outputs.size();
   return m;
 }
@@ -141,7 +132,7 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
                        })));
   json m;
   timed_run(m, [&] { job.run(pool); });
-  return report(std::move(m), s.total, outputs, latencies, expected);
+  return report(std::move(m), s.total, outputs, std::move(latencies), expected);
 }
 
 // ---- CAF ----------------------------------------------------------------------------------
@@ -218,12 +209,13 @@ caf::behavior caf_router(caf::stateful_actor<router_state>* self, std::vector<ca
           }};
 }
 
-// One operator replica: `op->apply(item, emit)` per item; at the end of the stream
-// `op->finish(marker, emit)`, when it has one, may emit more and returns the marker to pass on.
+// One operator replica: `op->process(item, emit)` per item (the apps' flow nodes offer it); at the
+// end of the stream `op->finish(marker, emit)`, when it has one, may emit more and returns the
+// marker to pass on.
 template <class In, class Operator>
 caf::behavior caf_operator(caf::event_based_actor* self, std::shared_ptr<Operator> op,
                            caf::actor next) {
-  return {[=](const In& item) { op->apply(item, [&](auto&& out) { self->send(next, out); }); },
+  return {[=](const In& item) { op->process(item, [&](auto&& out) { self->send(next, out); }); },
           [=](const end_marker& m) {
             end_marker out = m;
             if constexpr (requires { op->finish(m, [](auto&&) {}); })
@@ -250,32 +242,6 @@ caf::behavior caf_sink(caf::stateful_actor<sink_state<Output>>* self, std::size_
             if (++self->state.ends == upstreams) done->set_value(std::move(self->state));
           }};
 }
-
-// The operators as plain functions over one item, for the CAF actors (the spate versions are
-// flow nodes; these call the same state and tests).
-struct sd_average {
-  sd::moving_average average;
-  template <class Emit>
-  void apply(const sd::reading& r, Emit&& emit) {
-    emit(sd::averaged{r, average.update(r)});
-  }
-};
-struct sd_detect {
-  double threshold;
-  template <class Emit>
-  void apply(const sd::averaged& a, Emit&& emit) {
-    if (sd::is_spike(a, threshold))
-      emit(sd::spike{a.r.device, a.r.seq, a.r.value, a.average, a.r.stamp_ns});
-  }
-};
-struct fd_predict {
-  fd::entity_scorer scorer;
-  template <class Emit>
-  void apply(const fd::transaction& t, Emit&& emit) {
-    if (const auto score = scorer.add(t); score && *score > scorer.threshold())
-      emit(fd::alert{t.entity, t.seq, *score, t.stamp_ns});
-  }
-};
 
 // A farm of `n` operator actors in front of `next`, with a router when n > 1 (else the one
 // replica is the farm's entry). Returns the entry.
@@ -313,7 +279,7 @@ json run_caf(const bench_params& p, const std::vector<Record>& records, const ru
     result = done.get_future().get();
   });
   for (auto& a : all) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  return report(std::move(m), s.total, result.outputs, result.latencies, expected);
+  return report(std::move(m), s.total, result.outputs, std::move(result.latencies), expected);
 }
 
 // The Yahoo benchmark's operators for the CAF actors: the same filter, join and window rule
@@ -321,7 +287,7 @@ json run_caf(const bench_params& p, const std::vector<Record>& records, const ru
 // ones still open at the end fire against the stream's final watermark, as in the reference).
 struct ysb_filter {
   template <class Emit>
-  void apply(const ysb::event& e, Emit&& emit) {
+  void process(const ysb::event& e, Emit&& emit) {
     if (ysb::is_view(e)) emit(e);
   }
 };
@@ -330,7 +296,7 @@ struct ysb_join {
   ysb::parameters p;
   std::uint64_t newest = 0;
   template <class Emit>
-  void apply(const ysb::event& e, Emit&& emit) {
+  void process(const ysb::event& e, Emit&& emit) {
     const ysb::joined j = ysb::join(e, *table, p);
     newest = std::max(newest, j.time_ms);
     emit(j);
@@ -350,7 +316,7 @@ struct ysb_windows {
   };
   std::map<std::uint64_t, open_count> open;  // by output order (window-major)
   template <class Emit>
-  void apply(const ysb::joined& j, Emit&& emit) {
+  void process(const ysb::joined& j, Emit&& emit) {
     const std::uint64_t w = j.time_ms / p.window_ms;
     if (w < fired) {  // later than the lateness allows: counted (the check then fails)
       if (late_events.fetch_add(1) == 0)
@@ -404,12 +370,12 @@ json spike_detection(const bench_params& p, bool caf) {
   return run_caf(
       p, records, s, s.replicas,
       [&](caf::actor_system& system, caf::actor sink, std::vector<caf::actor>& all) {
-        auto detectors = caf_farm<sd::averaged, sd_detect>(
+        auto detectors = caf_farm<sd::averaged, sd::spike_detector>(
             system, s.replicas, s.replicas, round_robin{}, sink,
-            [&] { return sd_detect{params.threshold}; }, all);
-        return caf_farm<sd::reading, sd_average>(
+            [&] { return sd::spike_detector(params); }, all);
+        return caf_farm<sd::reading, sd::moving_average>(
             system, s.replicas, 1, sd::device_of, detectors,
-            [&] { return sd_average{sd::moving_average(params)}; }, all);
+            [&] { return sd::moving_average(params); }, all);
       },
       expected);
 #else
@@ -434,9 +400,9 @@ json fraud_detection(const bench_params& p, bool caf) {
   return run_caf(
       p, records, s, s.replicas,
       [&](caf::actor_system& system, caf::actor sink, std::vector<caf::actor>& all) {
-        return caf_farm<fd::transaction, fd_predict>(
+        return caf_farm<fd::transaction, fd::predictor>(
             system, s.replicas, 1, fd::entity_of, sink,
-            [&] { return fd_predict{fd::entity_scorer(model, params)}; }, all);
+            [&] { return fd::predictor(model, params); }, all);
       },
       expected);
 #else

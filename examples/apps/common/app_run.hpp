@@ -50,6 +50,17 @@ void report_input(const char* app, const parsed_input<Record>& in, const std::st
   }
 }
 
+// The records: `--file` parsed in the original's format, or the generator's lines (made by
+// `generate()` only when there is no file); reported on stdout.
+template <class Record, class Generate, class Parse>
+parsed_input<Record> load_input(const char* app, const run_options& o, Generate&& generate,
+                                Parse&& parse) {
+  auto in =
+      o.file.empty() ? parse_lines<Record>(generate(), parse) : parse_file<Record>(o.file, parse);
+  report_input(app, in, o.file.empty() ? "the generator" : o.file);
+  return in;
+}
+
 // Runs `make(source, sink)` over the replayed records; outputs have `seq` and `stamp_ns`.
 // Returns the exit code: 1 when --check finds a difference.
 template <class Output, class Record, class Make, class Sequential>

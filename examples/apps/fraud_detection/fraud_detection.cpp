@@ -31,13 +31,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   fd::parser parse(*model);
-  const auto input =
-      options.file.empty()
-          ? apps::parse_lines<fd::transaction>(
-                fd::generate_lines(*model, options.generate, options.seed, entities), parse)
-          : apps::parse_file<fd::transaction>(options.file, parse);
-  apps::report_input("fraud detection", input,
-                     options.file.empty() ? "the generator" : options.file);
+  const auto input = apps::load_input<fd::transaction>(
+      "fraud detection", options,
+      [&] { return fd::generate_lines(*model, options.generate, options.seed, entities); }, parse);
   return apps::run_and_report<fd::alert>(
       "fraud detection", input, options, "alerts",
       [&](auto source, auto sink) {

@@ -149,7 +149,7 @@ inline std::vector<std::string> generate_lines(const markov_model& model, std::s
   return lines;
 }
 
-// The predictor's state and score, shared by the operator and the sequential reference.
+// The predictor's state and score.
 class entity_scorer {
  public:
   entity_scorer(std::shared_ptr<const markov_model> model, parameters p)
@@ -174,14 +174,19 @@ class entity_scorer {
 };
 
 // Keyed by entity (a farm routes by_key on entity): emits an alert when the score is above
-// the threshold.
+// the threshold. Its work is `process(t, emit)`, which the flow node's consume(), the CAF
+// actors of `spate-bench apps` and the sequential reference all call.
 class predictor : public spate::flow::node<transaction, alert> {
  public:
   predictor(std::shared_ptr<const markov_model> model, parameters p = {})
       : scorer_(std::move(model), p) {}
   void consume(transaction& t) {
+    process(t, [this](alert&& a) { send_next(std::move(a)); });
+  }
+  template <class Emit>
+  void process(const transaction& t, Emit&& emit) {
     if (const auto score = scorer_.add(t); score && *score > scorer_.threshold())
-      send_next(alert{t.entity, t.seq, *score, t.stamp_ns});
+      emit(alert{t.entity, t.seq, *score, t.stamp_ns});
   }
 
  private:
@@ -205,13 +210,12 @@ auto pipeline(Source source, Sink sink, std::shared_ptr<const markov_model> mode
 // (cycling through `records`, numbered as the replay source numbers them).
 inline std::vector<alert> sequential(const std::vector<transaction>& records, std::uint64_t total,
                                      std::shared_ptr<const markov_model> model, parameters p = {}) {
-  entity_scorer scorer(std::move(model), p);
+  predictor predict(std::move(model), p);
   std::vector<alert> out;
   for (std::uint64_t seq = 0; seq < total && !records.empty(); ++seq) {
     transaction t = records[seq % records.size()];
     t.seq = seq;
-    if (const auto score = scorer.add(t); score && *score > p.threshold)
-      out.push_back(alert{t.entity, t.seq, *score, 0});
+    predict.process(t, [&](alert&& a) { out.push_back(a); });
   }
   return out;
 }

@@ -21,12 +21,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   CLI11_PARSE(cli, argc, argv);
 
-  const auto input = options.file.empty()
-                         ? apps::parse_lines<sd::reading>(
-                               sd::generate_lines(options.generate, options.seed), sd::parse)
-                         : apps::parse_file<sd::reading>(options.file, sd::parse);
-  apps::report_input("spike detection", input,
-                     options.file.empty() ? "the generator" : options.file);
+  const auto input = apps::load_input<sd::reading>(
+      "spike detection", options,
+      [&] { return sd::generate_lines(options.generate, options.seed); }, sd::parse);
   return apps::run_and_report<sd::spike>(
       "spike detection", input, options, "spikes",
       [&](auto source, auto sink) {

@@ -112,11 +112,21 @@ inline std::vector<std::string> generate_lines(std::size_t n, std::uint64_t seed
   return lines;
 }
 
-// The operators. The moving average is keyed by device (a farm routes by_key on device).
+// The operators. Each one's work is `process(item, emit)`, which the flow node's consume(), the
+// CAF actors of `spate-bench apps` and the sequential reference all call. The moving average
+// is keyed by device (a farm routes by_key on device).
 class moving_average : public spate::flow::node<reading, averaged> {
  public:
   explicit moving_average(parameters p = {}) : window_(p.window) {}
-  void consume(reading& r) { send_next(averaged{r, update(r)}); }
+  void consume(reading& r) {
+    process(r, [this](averaged&& a) { send_next(std::move(a)); });
+  }
+  template <class Emit>
+  void process(const reading& r, Emit&& emit) {
+    emit(averaged{r, update(r)});
+  }
+
+ private:
   double update(const reading& r) {
     device_window& w = devices_[r.device];
     if (w.values.size() == window_) {
@@ -128,7 +138,6 @@ class moving_average : public spate::flow::node<reading, averaged> {
     return w.sum / double(w.values.size());
   }
 
- private:
   struct device_window {
     std::deque<double> values;
     double sum = 0;
@@ -137,16 +146,16 @@ class moving_average : public spate::flow::node<reading, averaged> {
   std::unordered_map<std::uint32_t, device_window> devices_;
 };
 
-inline bool is_spike(const averaged& a, double threshold) {
-  return std::abs(a.r.value - a.average) > threshold * a.average;
-}
-
 class spike_detector : public spate::flow::node<averaged, spike> {
  public:
   explicit spike_detector(parameters p = {}) : threshold_(p.threshold) {}
   void consume(averaged& a) {
-    if (is_spike(a, threshold_))
-      send_next(spike{a.r.device, a.r.seq, a.r.value, a.average, a.r.stamp_ns});
+    process(a, [this](spike&& s) { send_next(std::move(s)); });
+  }
+  template <class Emit>
+  void process(const averaged& a, Emit&& emit) {
+    if (std::abs(a.r.value - a.average) > threshold_ * a.average)
+      emit(spike{a.r.device, a.r.seq, a.r.value, a.average, a.r.stamp_ns});
   }
 
  private:
@@ -175,12 +184,13 @@ auto pipeline(Source source, Sink sink, std::size_t averages, std::size_t detect
 inline std::vector<spike> sequential(const std::vector<reading>& records, std::uint64_t total,
                                      parameters p = {}) {
   moving_average average(p);
+  spike_detector detector(p);
   std::vector<spike> out;
   for (std::uint64_t seq = 0; seq < total && !records.empty(); ++seq) {
     reading r = records[seq % records.size()];
     r.seq = seq;
-    const averaged a{r, average.update(r)};
-    if (is_spike(a, p.threshold)) out.push_back(spike{r.device, r.seq, r.value, a.average, 0});
+    average.process(
+        r, [&](averaged&& a) { detector.process(a, [&](spike&& s) { out.push_back(s); }); });
   }
   return out;
 }

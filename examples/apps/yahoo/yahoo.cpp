@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
   }
   auto table =
       std::make_shared<const ysb::campaign_table>(ysb::campaign_table::generate(p, options.seed));
-  const auto input = apps::parse_lines<ysb::event>(
-      ysb::generate_lines(*table, options.generate, options.seed), ysb::parser(*table));
-  apps::report_input("yahoo", input, "the generator");
+  const auto input = apps::load_input<ysb::event>(
+      "yahoo", options, [&] { return ysb::generate_lines(*table, options.generate, options.seed); },
+      ysb::parser(*table));
   return apps::run_and_report<ysb::campaign_count>(
       "yahoo", input, options, "campaign windows",
       [&](auto source, auto sink) {
