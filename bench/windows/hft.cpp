@@ -13,8 +13,7 @@
 namespace spate_bench {
 namespace {
 
-// Calls `run` with the Key Partitioning or Window Farming pattern that --pattern, --variant
-// and --workers ask for (two types, hence a generic callable).
+// Calls `run` with the pattern that --pattern, --variant, --model and --workers ask for.
 template <class Run>
 auto with_pattern(const bench_params& p, Run&& run) {
   const std::string pattern = p.text("pattern"), variant = p.text("variant");
@@ -27,12 +26,7 @@ auto with_pattern(const bench_params& p, Run&& run) {
   auto* const function = model == "lm" ? &hft::predict : &hft::predict_mean;
   const auto memory =
       variant == "slab" ? spate::window::tuple_memory::slab : spate::window::tuple_memory::heap;
-  namespace window = spate::window;
-  if (pattern == "kp")
-    return run(window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, function, workers,
-                                                    memory));
-  return run(
-      window::window_farming<hft::quote>(hft::windows, hft::symbol_of, function, workers, memory));
+  return hft::with_pattern(pattern == "kp", function, workers, memory, std::forward<Run>(run));
 }
 
 json hft_bench(const bench_params& p) {

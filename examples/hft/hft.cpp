@@ -98,11 +98,7 @@ int main(int argc, char** argv) {
   }
 
   auto with_pattern = [&](auto run) {
-    if (pattern == "kp")
-      return run(window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
-                                                      workers, tuple_memory));
-    return run(window::window_farming<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
-                                                  workers, tuple_memory));
+    return hft::with_pattern(pattern == "kp", hft::predict, workers, tuple_memory, run);
   };
 
   if (day) {

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "hft.hpp"
 
 namespace hft {
@@ -44,6 +46,15 @@ struct search_result {
   std::uint64_t windows = 0;                   // fired over the whole run
   std::vector<std::pair<double, bool>> steps;  // (rate, passed)
 };
+
+// The `percent` percentile of `values` (reorders them): the element at n · percent / 100;
+// values must not be empty.
+template <class T>
+T percentile(std::vector<T>& values, unsigned percent) {
+  const auto at = values.begin() + std::ptrdiff_t(values.size() * percent / 100);
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
 
 inline std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -100,11 +111,7 @@ class rate_search {
     const double expected = rate_ * double(now - step_start_) / 1e9;
     const double behind = expected - double(sent - std::int64_t(step_base_sent_));
     double p99 = 0;
-    if (!latencies_.empty()) {
-      auto at = latencies_.begin() + std::ptrdiff_t(latencies_.size() * 99 / 100);
-      std::nth_element(latencies_.begin(), at, latencies_.end());
-      p99 = double(*at) / 1e6;
-    }
+    if (!latencies_.empty()) p99 = double(percentile(latencies_, 99)) / 1e6;
     const bool passed =
         !latencies_.empty() && behind <= 0.01 * expected && p99 <= options_.latency_bound_ms;
     result_.steps.emplace_back(rate_, passed);
@@ -182,20 +189,39 @@ class paced_quotes : public spate::flow::node<void, quote> {
   std::uint64_t fill_, sent_ = 0;
 };
 
+// Calls `run(pattern)` with the paper's windows under Key Partitioning or Window Farming,
+// fitting each window with `function` (two pattern types, hence a generic callable).
+template <class Function, class Run>
+auto with_pattern(bool key_partitioning, Function function, std::size_t workers,
+                  spate::window::tuple_memory memory, Run&& run) {
+  namespace window = spate::window;
+  if (key_partitioning)
+    return run(window::key_partitioning<quote>(windows, symbol_of, function, workers, memory));
+  return run(window::window_farming<quote>(windows, symbol_of, function, workers, memory));
+}
+
+// The generator (on a thread of its own, as the paper's generator thread) following
+// `schedule`, through `pattern` (a window pattern over quotes producing predictions), each
+// window's result to `on_window`.
+template <class Schedule, class Pattern, class OnWindow>
+void run_paced(spate::worker_pool& pool, Schedule& schedule, std::uint32_t symbol_count,
+               std::uint64_t seed, Pattern pattern, OnWindow on_window) {
+  spate::flow::graph job(spate::flow::pipeline(
+      spate::flow::make_stage<paced_quotes<Schedule>>(&schedule, symbol_count, seed)
+          .named("generator")
+          .on_dedicated_thread(),
+      std::move(pattern), spate::flow::sink(std::move(on_window))));
+  job.run(pool);
+}
+
 // One search, with `pattern` (a window pattern over quotes producing predictions).
 template <class Pattern>
 search_result find_max_rate(spate::worker_pool& pool, Pattern pattern, search_options o,
                             std::uint64_t seed = 1) {
   rate_search search{o};
-  using result = spate::window::window_result<std::uint32_t, prediction>;
-  spate::flow::graph job(spate::flow::pipeline(
-      spate::flow::make_stage<paced_quotes<rate_search>>(&search, o.symbol_count, seed)
-          .named("generator")
-          .on_dedicated_thread(),
-      std::move(pattern), spate::flow::sink([&](result& r) {
-        if (r.complete) search.window_closed(steady_ns() - r.value.newest_stamp_ns);
-      })));
-  job.run(pool);
+  run_paced(pool, search, o.symbol_count, seed, std::move(pattern), [&](result& r) {
+    if (r.complete) search.window_closed(steady_ns() - r.value.newest_stamp_ns);
+  });
   return search.result();
 }
 
@@ -235,7 +261,7 @@ inline double resident_mb() {
     if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
     std::fclose(f);
   }
-  return double(resident) * 4096.0 / (1024.0 * 1024.0);
+  return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
 // The day as a schedule for paced_quotes: after the fill and a pause, the quotes the curve
@@ -293,20 +319,14 @@ day_result run_day(spate::worker_pool& pool, Pattern pattern, day_options o,
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
-  std::vector<std::int64_t> latencies;
-  using window_out = spate::window::window_result<std::uint32_t, prediction>;
-  spate::flow::graph job(spate::flow::pipeline(
-      spate::flow::make_stage<paced_quotes<day_schedule>>(&schedule, o.symbol_count, seed)
-          .named("generator")
-          .on_dedicated_thread(),
-      std::move(pattern), spate::flow::sink([&](window_out& r) {
-        const std::int64_t now = steady_ns();
-        if (!r.complete || now < schedule.day_start()) return;
-        ++result.windows;
-        latencies.push_back(now - r.value.newest_stamp_ns);
-      })));
+  std::vector<double> latencies_ms;
   try {
-    job.run(pool);
+    run_paced(pool, schedule, o.symbol_count, seed, std::move(pattern), [&](hft::result& r) {
+      const std::int64_t now = steady_ns();
+      if (!r.complete || now < schedule.day_start()) return;
+      ++result.windows;
+      latencies_ms.push_back(double(now - r.value.newest_stamp_ns) / 1e6);
+    });
   } catch (...) {
     over = true;
     sampler.join();
@@ -316,19 +336,14 @@ day_result run_day(spate::worker_pool& pool, Pattern pattern, day_options o,
   sampler.join();
   result.quotes = schedule.quotes();
   result.behind_max_s = schedule.behind_max_s();
-  auto percentile = [](std::vector<double>& v, double q) {
-    if (v.empty()) return 0.0;
-    auto at = v.begin() + std::ptrdiff_t(double(v.size() - 1) * q);
-    std::nth_element(v.begin(), at, v.end());
-    return *at;
-  };
-  std::vector<double> ms(latencies.size());
-  std::transform(latencies.begin(), latencies.end(), ms.begin(),
-                 [](std::int64_t ns) { return double(ns) / 1e6; });
-  result.lat_p50_ms = percentile(ms, 0.50);
-  result.lat_p99_ms = percentile(ms, 0.99);
-  result.rss_median_mb = percentile(rss, 0.50);
-  result.rss_max_mb = rss.empty() ? 0 : *std::max_element(rss.begin(), rss.end());
+  if (!latencies_ms.empty()) {
+    result.lat_p50_ms = percentile(latencies_ms, 50);
+    result.lat_p99_ms = percentile(latencies_ms, 99);
+  }
+  if (!rss.empty()) {
+    result.rss_median_mb = percentile(rss, 50);
+    result.rss_max_mb = *std::max_element(rss.begin(), rss.end());
+  }
   return result;
 }
 
