@@ -181,23 +181,29 @@ auto window_farming(time_window spec, KeyFn key, TimeFn time, F f, std::size_t w
                                         std::move(report));
 }
 
+namespace detail {
+template <class T, class KeyFn, class F>
+auto processing_time_pattern(pattern p, processing_time_window spec, KeyFn key, F f,
+                             std::size_t workers, tuple_memory memory) {
+  spec.check();
+  return time_window_pattern<T>(p, spec.in_nanoseconds(), std::move(key), arrival_time{spec.tick()},
+                                std::move(f), workers, memory, nullptr);
+}
+}  // namespace detail
+
 // The same patterns over processing-time windows (time_window.hpp): a tuple's time is its
 // arrival at the emitter, and windows fire on the runtime's clock.
 template <class T, class KeyFn, class F>
 auto key_partitioning(processing_time_window spec, KeyFn key, F f, std::size_t workers,
                       tuple_memory memory = tuple_memory::slab) {
-  spec.check();
-  return detail::time_window_pattern<T>(detail::pattern::key_partitioning, spec.in_nanoseconds(),
-                                        std::move(key), detail::arrival_time{spec.tick()},
-                                        std::move(f), workers, memory, nullptr);
+  return detail::processing_time_pattern<T>(detail::pattern::key_partitioning, spec, std::move(key),
+                                            std::move(f), workers, memory);
 }
 template <class T, class KeyFn, class F>
 auto window_farming(processing_time_window spec, KeyFn key, F f, std::size_t workers,
                     tuple_memory memory = tuple_memory::slab) {
-  spec.check();
-  return detail::time_window_pattern<T>(detail::pattern::window_farming, spec.in_nanoseconds(),
-                                        std::move(key), detail::arrival_time{spec.tick()},
-                                        std::move(f), workers, memory, nullptr);
+  return detail::processing_time_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
+                                            std::move(f), workers, memory);
 }
 
 }  // namespace spate::window

@@ -6,8 +6,8 @@
 //
 // Non-incremental windows keep the tuples once per key, not once per window: a buffer of
 // (position, tuple) from the oldest open window's start on; a closing window is a range of
-// it, copied into one scratch vector shared by every key. Incremental windows keep one accumulator
-// per open window and no tuple.
+// it, copied into one scratch vector shared by every key. Incremental windows keep one
+// accumulator per open window and no tuple.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
