@@ -147,11 +147,15 @@ void define_benchmarks(bench_registry& r) {
             {"pause", "3"},
             {"symbols", "2836"}});
   r.define("apps",
-           "examples/apps (sd: spike detection, fd: fraud detection, ysb: Yahoo) at a rate (0: max), "
-           "every operator with `replicas` replicas; outputs checked against a sequential run",
+           "examples/apps (wc: word count, sd: spike detection, fd: fraud detection, lr: Linear "
+           "Road, ysb: Yahoo) at a rate (0: max), every operator with `replicas` replicas, the "
+           "source's queue at the first operator bounded by `queue_limit` (0: unbounded in CAF, "
+           "the default edge capacity in spate); outputs checked against a sequential run",
            {{"app", "sd"},
             {"rate", "0"},
             {"replicas", "1"},
+            {"queue_limit", "0"},
+            {"book", "data/wordcount/book.dat"},
             {"n", "4000000"},
             {"seconds", "2"},
             {"records", "200000"},

@@ -1,0 +1,121 @@
+#pragma once
+// Word Count (StreamBenchmarks' WordCount; the CAF-PP paper's WC, Sect. 5): lines of text →
+// a splitter (flat map: line → words) → a counter keyed by word, which emits each word with
+// its running count → sink. The words are the demo's (`words.hpp`, shared with
+// examples/wordcount.cpp); a line that is not valid UTF-8 is a malformed record, counted when
+// the text is loaded.
+#include <spate/flow.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "words.hpp"
+
+namespace apps::word_count {
+
+struct line {
+  std::string text;
+  std::uint64_t seq = 0;
+  std::int64_t stamp_ns = 0;
+};
+
+struct word {
+  std::string text;
+  std::uint64_t seq = 0;  // the line's
+  std::int64_t stamp_ns = 0;
+};
+
+// A word and how many times it has been counted so far, this one included.
+struct word_count {
+  std::string text;
+  std::uint64_t count = 0;
+  std::uint64_t seq = 0;
+  std::int64_t stamp_ns = 0;
+};
+
+using word_counts = std::unordered_map<std::string, std::uint64_t>;
+
+inline std::optional<line> parse(std::string_view text) {
+  if (!is_valid_utf8(text)) return std::nullopt;
+  return line{std::string(text)};
+}
+
+// The operators. Each one's work is `process(item, emit)`, which the flow node's consume(), the
+// CAF actors of `spate-bench apps` and the sequential reference all call.
+class splitter : public spate::flow::node<line, word> {
+ public:
+  void consume(line& l) {
+    process(l, [this](word&& w) { send_next(std::move(w)); });
+  }
+  template <class Emit>
+  void process(const line& l, Emit&& emit) {
+    for_each_word(l.text, [&](const std::string& w) { emit(word{w, l.seq, l.stamp_ns}); });
+  }
+};
+
+class counter : public spate::flow::node<word, word_count> {
+ public:
+  void consume(word& w) {
+    process(w, [this](word_count&& c) { send_next(std::move(c)); });
+  }
+  template <class Emit>
+  void process(const word& w, Emit&& emit) {
+    const std::uint64_t n = ++counts_[w.text];
+    emit(word_count{w.text, n, w.seq, w.stamp_ns});
+  }
+
+ private:
+  word_counts counts_;
+};
+
+inline auto text_of = [](const word& w) -> const std::string& { return w.text; };
+
+template <class Source, class Sink>
+auto pipeline(Source source, Sink sink, std::size_t splitters, std::size_t counters) {
+  namespace flow = spate::flow;
+  return flow::pipeline(
+      std::move(source), flow::farm(flow::make_stage<splitter>().named("splitter"), splitters),
+      flow::farm(flow::make_stage<counter>().named("counter"), counters, flow::by_key{text_of}),
+      std::move(sink));
+}
+
+// The reference: every word of the first `total` lines of the replay (cycling through
+// `lines`), counted on one thread.
+inline word_counts sequential(const std::vector<line>& lines, std::uint64_t total) {
+  word_counts counts;
+  if (lines.empty()) return counts;
+  const std::uint64_t passes = total / lines.size(), rest = total % lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::uint64_t times = passes + (i < rest ? 1 : 0);
+    if (times != 0) for_each_word(lines[i].text, [&](const std::string& w) { counts[w] += times; });
+  }
+  return counts;
+}
+
+// What a sink checks as the running counts arrive: each word's counts come from one counter
+// replica in the order it made them, so they must be 1, 2, 3, … with none missing or
+// repeated, and end at the sequential count.
+class running_counts_check {
+ public:
+  void add(const word_count& c) {
+    std::uint64_t& last = last_[c.text];
+    if (c.count != last + 1) ++out_of_sequence_;
+    last = c.count;
+    ++outputs_;
+  }
+  std::uint64_t outputs() const noexcept { return outputs_; }
+  std::uint64_t out_of_sequence() const noexcept { return out_of_sequence_; }
+  bool matches(const word_counts& expected) const {
+    return out_of_sequence_ == 0 && last_ == expected;
+  }
+
+ private:
+  word_counts last_;
+  std::uint64_t outputs_ = 0, out_of_sequence_ = 0;
+};
+
+}  // namespace apps::word_count
