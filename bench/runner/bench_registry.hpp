@@ -1,5 +1,5 @@
 #pragma once
-// The benchmark contract of shared/BENCHMARKS.md: named benchmarks, each with its
+// The benchmark contract (docs/benchmarks.md): named benchmarks, each with its
 // parameters (and defaults) and one function per implementation.
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 #pragma once
-// --threads and --polling for CAF 0.17 (shared/BENCHMARKS.md): default = CAF's defaults;
+// --threads and --polling for CAF 0.17 (docs/benchmarks.md): default = CAF's defaults;
 // aggressive = no sleeps in the moderate and relaxed phases; spin = also a practically
 // endless aggressive phase (a true busy poll).
 #include <caf/all.hpp>

@@ -1,5 +1,6 @@
-// spate-bench: one runner for every benchmark and implementation (shared/BENCHMARKS.md).
+// spate-bench: one runner for every benchmark and implementation (docs/benchmarks.md).
 //   spate-bench list
+//   spate-bench --version
 //   spate-bench NAME --impl IMPL [--KEY=VALUE ...]
 // Prints exactly one JSON object on one line on stdout; everything else goes to stderr.
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "bench_registry.hpp"
 #include "measure.hpp"
 #include "spate/platform/cpu_affinity.hpp"
+#include "spate/version.hpp"
 
 using namespace spate_bench;
 
@@ -130,8 +132,13 @@ int main(int argc, char** argv) {
 #endif
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-      std::cerr << "usage: spate-bench list | spate-bench NAME --impl IMPL [--KEY=VALUE ...]\n";
+      std::cerr << "usage: spate-bench list | spate-bench --version | spate-bench NAME --impl IMPL "
+                   "[--KEY=VALUE ...]\n";
       return argc < 2 ? 2 : 0;
+    }
+    if (std::string(argv[1]) == "--version") {
+      std::cout << "spate-bench " << spate::version_string << '\n';
+      return 0;
     }
     if (std::string(argv[1]) == "list") {
       print_list(registry);

@@ -1,4 +1,4 @@
-// Savina micro benchmarks with spate's typed actors (parameters: shared/BENCHMARKS.md).
+// Savina micro benchmarks with spate's typed actors (parameters: docs/benchmarks.md).
 // Each iteration spawns its actors (not timed), times from the first message to the
 // completion signal, and waits for the actors to finish (not timed), as Savina does.
 #include <cmath>

@@ -90,8 +90,10 @@ void graph_state::wait_and_rethrow() {
   if (stall_report_after_.count() <= 0) {
     done_.wait(lock, is_finished);
   } else {
-    // A graph that makes no progress for a whole period is reported (state of every task),
-    // once per stall, so that a stuck job can be diagnosed; waiting goes on.
+    // A graph whose counters do not move for a whole period is reported (state of every
+    // task), once per stall, so that a stuck job can be diagnosed; waiting goes on. The
+    // counters move when an activation ends, so one activation running that long is
+    // reported too: the message says so rather than claiming nothing happens.
     std::uint64_t last = progress();
     bool reported = false;
     while (!done_.wait_for(lock, stall_report_after_, is_finished)) {
@@ -103,7 +105,9 @@ void graph_state::wait_and_rethrow() {
       }
       if (reported) continue;
       reported = true;
-      std::fprintf(stderr, "spate::flow: graph made no progress for %lld ms; tasks:\n",
+      std::fprintf(stderr,
+                   "spate::flow: for %lld ms no item moved and no activation ended (a stall, or "
+                   "one activation running that long); tasks:\n",
                    static_cast<long long>(stall_report_after_.count()));
       for (auto& t : tasks_) std::fprintf(stderr, "  %s\n", t->describe().c_str());
     }
