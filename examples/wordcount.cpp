@@ -9,8 +9,6 @@
 //     -> sink (merges the counters' tables at the end of the stream)
 //
 //   wordcount [--file data/wordcount/book.dat] [--replay 100] [--parallelism 2] [--top 10]
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -54,14 +52,14 @@ struct counter : flow::node<std::string, word_counts> {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"spate word count: a streaming job over a bundled novel"};
+  wordcount::demo_options options("spate word count: a streaming job over a bundled novel");
   wordcount::text_options text;
   std::size_t parallelism = 2;
-  wordcount::add_text_options(app, text);
-  app.add_option("--parallelism", parallelism, "replicas of the splitter and counter farms")
-      ->check(CLI::Range(1, 256));
+  wordcount::add_text_options(options, text);
+  options.add("--parallelism", parallelism, "replicas of the splitter and counter farms",
+              std::size_t(1), std::size_t(256));
   spate::scheduler_config scheduler;
-  if (auto exit_code = wordcount::parse_command_line(app, scheduler, argc, argv)) {
+  if (auto exit_code = wordcount::parse_command_line(options, scheduler, argc, argv)) {
     return *exit_code;
   }
   const auto& [file, replay, top] = text;

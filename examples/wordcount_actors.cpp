@@ -5,8 +5,6 @@
 //
 //   wordcount_actors [--file data/wordcount/book.dat] [--replay 100] [--splitters 4]
 //                    [--counters 4] [--top 10] [--spate.threads=N]
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -61,15 +59,15 @@ struct splitter : spate::typed_actor<splitter, line, drain> {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"spate word count (actors)"};
+  wordcount::demo_options options("spate word count (actors)");
   wordcount::text_options text;
   std::size_t splitters = 4, counters = 4;
-  wordcount::add_text_options(app, text);
-  app.add_option("--splitters", splitters, "splitter actors")->check(CLI::Range(1, 1024));
-  app.add_option("--counters", counters, "counter actors (words are partitioned by hash)")
-      ->check(CLI::Range(1, 1024));
+  wordcount::add_text_options(options, text);
+  options.add("--splitters", splitters, "splitter actors", std::size_t(1), std::size_t(1024));
+  options.add("--counters", counters, "counter actors (words are partitioned by hash)",
+              std::size_t(1), std::size_t(1024));
   spate::actor_system_config config;
-  if (auto exit_code = wordcount::parse_command_line(app, config.scheduler, argc, argv)) {
+  if (auto exit_code = wordcount::parse_command_line(options, config.scheduler, argc, argv)) {
     return *exit_code;
   }
   const auto& [file, replay, top] = text;

@@ -1,7 +1,6 @@
 #pragma once
 // What both word-count demos share: options, tokenising, reading the text, progress,
 // ranking and checking.
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "apps/word_count/words.hpp"
+#include "demo_options.hpp"
 #include "spate/scheduler/scheduler_config.hpp"
 
 namespace wordcount {
@@ -37,31 +37,26 @@ struct text_options {
   int replay = 100;
   std::size_t top = 10;
 };
-inline void add_text_options(CLI::App& app, text_options& o) {
-  app.add_option("--file", o.file, "text to count, one paragraph per line")
-      ->check(CLI::ExistingFile);
-  app.add_option("--replay", o.replay, "count the text this many times")
-      ->check(CLI::Range(1, 1000000));
-  app.add_option("--top", o.top, "how many of the most frequent words to print");
+inline void add_text_options(demo_options& options, text_options& o) {
+  options.add("--file", o.file, "text to count, one paragraph per line");
+  options.add("--replay", o.replay, "count the text this many times", 1, 1000000);
+  options.add("--top", o.top, "how many of the most frequent words to print", std::size_t(0),
+              std::size_t(1000000));
 }
 
 // Reads the scheduler's settings (SPATE_* variables, then --spate.KEY=V arguments), then
 // the demo's own options from what is left. Returns an exit code when the program should
 // stop: after --help, or with a message naming a bad option.
-inline std::optional<int> parse_command_line(CLI::App& app, spate::scheduler_config& scheduler,
-                                             int argc, char** argv) {
+inline std::optional<int> parse_command_line(demo_options& options,
+                                             spate::scheduler_config& scheduler, int argc,
+                                             char** argv) {
   try {
     scheduler.apply_environment();
-    auto rest = scheduler.apply_command_line(argc, argv);
-    std::vector<std::string> args(rest.rbegin(), rest.rend());
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return options.parse(scheduler.apply_command_line(argc, argv));
   } catch (const spate::config_error& e) {
     std::cerr << e.what() << '\n';
     return 2;
   }
-  return std::nullopt;
 }
 
 // Prints words counted so far and the rate, every `period`, until stop() (or destruction).
