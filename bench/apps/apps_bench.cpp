@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -63,11 +62,11 @@ std::vector<Record> parsed(const std::vector<std::string>& lines, Parse&& parse)
 
 const std::vector<wc::line>& book_lines(const std::string& path) {
   static const auto lines = [&] {
-    std::ifstream in(path);
-    if (!in) throw usage_error("apps: cannot read " + path + " (run from the repository root)");
-    std::vector<std::string> text;
-    for (std::string l; std::getline(in, l);) text.push_back(std::move(l));
-    return parsed<wc::line>(text, wc::parse);
+    try {
+      return apps::parse_file<wc::line>(path, wc::parse).records;
+    } catch (const std::runtime_error& e) {
+      throw usage_error(std::string("apps: ") + e.what() + " (run from the repository root)");
+    }
   }();
   return lines;
 }

@@ -38,6 +38,8 @@ using tick_atom = caf::atom_constant<caf::atom("tick")>;
 // The length of the first actor's queue, as its sender sees it: counted up by the source for
 // each send and down by the first actor for each item it takes. CAF 0.17's mailbox size is
 // the owner's to read only; the paper added a synchronized size to CAF for the same purpose.
+// Kept only when the source is bounded (a null count otherwise), so that the unbounded runs
+// pay no shared counter per item.
 using queue_length = std::atomic<std::int64_t>;
 
 struct source_state {
@@ -47,7 +49,7 @@ struct source_state {
 
 // Sends the replay to `next` (up to 1,024 per activation; at a rate, what is due each
 // millisecond; with a queue limit, while `queued` is below it, else it retries at once), then
-// one end marker.
+// one end marker. `queued` is null when there is no limit.
 template <class Record>
 caf::behavior source(caf::stateful_actor<source_state>* self, const std::vector<Record>* records,
                      run_shape s, caf::actor next, queue_length* queued) {
@@ -62,11 +64,13 @@ caf::behavior source(caf::stateful_actor<source_state>* self, const std::vector<
     const std::int64_t now = apps::steady_ns();
     const auto limit = std::int64_t(s.queue_limit);
     for (; st.sent < end; ++st.sent) {
-      if (limit != 0 && queued->load(std::memory_order_relaxed) >= limit) break;
+      if (queued != nullptr) {
+        if (queued->load(std::memory_order_relaxed) >= limit) break;
+        queued->fetch_add(1, std::memory_order_relaxed);
+      }
       Record r = (*records)[st.sent % records->size()];
       r.seq = st.sent;
       r.stamp_ns = now;
-      queued->fetch_add(1, std::memory_order_relaxed);
       self->send(next, r);
     }
     if (st.sent == s.total) {
@@ -196,13 +200,14 @@ json run(const bench_params& p, const std::vector<Record>& records, const run_sh
          std::size_t sink_upstreams, Build&& build, Check check) {
   caf_system owner(p);
   std::promise<sink_state<Check>> done;
-  queue_length queued{0};
+  queue_length queue{0};
+  queue_length* queued = s.queue_limit != 0 ? &queue : nullptr;
   sink_state<Check> result;
   json m;
   {
     topology t(*owner);
-    auto entry = build(t, t.spawn(sink<Check>, std::move(check), sink_upstreams, &done), &queued);
-    auto from = t.spawn(source<Record>, &records, s, entry, &queued);
+    auto entry = build(t, t.spawn(sink<Check>, std::move(check), sink_upstreams, &done), queued);
+    auto from = t.spawn(source<Record>, &records, s, entry, queued);
     timed_run(m, [&] {
       caf::anon_send(from, tick_atom::value);
       result = done.get_future().get();

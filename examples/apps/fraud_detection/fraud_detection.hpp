@@ -14,6 +14,8 @@
 // mean of Σ_{j ≠ cur} P(prev → j) = 1 − P(prev → cur). Above 0.96 the entity is reported.
 #include <spate/flow.hpp>
 
+#include "../common/operator_node.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -176,13 +178,10 @@ class entity_scorer {
 // Keyed by entity (a farm routes by_key on entity): emits an alert when the score is above
 // the threshold. Its work is `process(t, emit)`, which the flow node's consume(), the CAF
 // actors of `spate-bench apps` and the sequential reference all call.
-class predictor : public spate::flow::node<transaction, alert> {
+class predictor : public operator_node<predictor, transaction, alert> {
  public:
   predictor(std::shared_ptr<const markov_model> model, parameters p = {})
       : scorer_(std::move(model), p) {}
-  void consume(transaction& t) {
-    process(t, [this](alert&& a) { send_next(std::move(a)); });
-  }
   template <class Emit>
   void process(const transaction& t, Emit&& emit) {
     if (const auto score = scorer_.add(t); score && *score > scorer_.threshold())

@@ -44,6 +44,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "../common/operator_node.hpp"
 #include "linear_road_input.hpp"
 
 namespace apps::linear_road {
@@ -112,16 +113,8 @@ class per_road {
   std::unordered_map<std::int64_t, State> roads_;
 };
 
-// Each operator's work is `Operator::process(item, emit)`, which its flow node's consume()
-// (here), the CAF actors of `spate-bench apps` and the sequential reference all call.
 template <class Operator, class In, class Out = event>
-class operator_node : public spate::flow::node<In, Out> {
- public:
-  void consume(In& item) {
-    static_cast<Operator*>(this)->process(item,
-                                          [this](Out&& out) { this->send_next(std::move(out)); });
-  }
-};
+using operator_node = apps::operator_node<Operator, In, Out>;
 }  // namespace detail
 
 class dispatcher : public detail::operator_node<dispatcher, record> {
@@ -139,8 +132,7 @@ class average_speed : public detail::operator_node<average_speed, event> {
   template <class Emit>
   void process(const event& e, Emit&& emit) {
     if (e.kind == event_kind::position) {
-      auto [road, previous] = roads_.enter(e.r);
-      (void)previous;
+      road_state& road = roads_.enter(e.r).first;
       const std::int32_t minute = minute_of(e.r.time);
       auto [it, fresh] = road.vehicles.try_emplace(e.r.vid, vehicle{minute, e.r.segment});
       vehicle& v = it->second;
@@ -226,12 +218,14 @@ class count_vehicles : public detail::operator_node<count_vehicles, event> {
   template <class Emit>
   void process(const event& e, Emit&& emit) {
     if (e.kind == event_kind::position) {
+      // A new minute closes the previous one's counts (a new or restarted road has none).
       auto [road, previous] = roads_.enter(e.r);
-      if (road.minute != previous || previous == 0) {
+      if (road.minute != previous) {
         for (auto& [segment, vehicles] : road.segments) {
+          if (vehicles.empty()) continue;
           event count{event_kind::segment_count, e.r, segment, previous};
           count.value = std::int32_t(vehicles.size());
-          if (previous != 0 && !vehicles.empty()) emit(std::move(count));
+          emit(std::move(count));
           vehicles.clear();
         }
       }

@@ -10,6 +10,8 @@
 // monitored. A line with fewer than 8 fields or a field that is not a number is malformed.
 #include <spate/flow.hpp>
 
+#include "../common/operator_node.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -115,12 +117,9 @@ inline std::vector<std::string> generate_lines(std::size_t n, std::uint64_t seed
 // The operators. Each one's work is `process(item, emit)`, which the flow node's consume(), the
 // CAF actors of `spate-bench apps` and the sequential reference all call. The moving average
 // is keyed by device (a farm routes by_key on device).
-class moving_average : public spate::flow::node<reading, averaged> {
+class moving_average : public operator_node<moving_average, reading, averaged> {
  public:
   explicit moving_average(parameters p = {}) : window_(p.window) {}
-  void consume(reading& r) {
-    process(r, [this](averaged&& a) { send_next(std::move(a)); });
-  }
   template <class Emit>
   void process(const reading& r, Emit&& emit) {
     emit(averaged{r, update(r)});
@@ -146,12 +145,9 @@ class moving_average : public spate::flow::node<reading, averaged> {
   std::unordered_map<std::uint32_t, device_window> devices_;
 };
 
-class spike_detector : public spate::flow::node<averaged, spike> {
+class spike_detector : public operator_node<spike_detector, averaged, spike> {
  public:
   explicit spike_detector(parameters p = {}) : threshold_(p.threshold) {}
-  void consume(averaged& a) {
-    process(a, [this](spike&& s) { send_next(std::move(s)); });
-  }
   template <class Emit>
   void process(const averaged& a, Emit&& emit) {
     if (std::abs(a.r.value - a.average) > threshold_ * a.average)

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../common/operator_node.hpp"
 #include "words.hpp"
 
 namespace apps::word_count {
@@ -46,22 +47,16 @@ inline std::optional<line> parse(std::string_view text) {
 
 // The operators. Each one's work is `process(item, emit)`, which the flow node's consume(), the
 // CAF actors of `spate-bench apps` and the sequential reference all call.
-class splitter : public spate::flow::node<line, word> {
+class splitter : public operator_node<splitter, line, word> {
  public:
-  void consume(line& l) {
-    process(l, [this](word&& w) { send_next(std::move(w)); });
-  }
   template <class Emit>
   void process(const line& l, Emit&& emit) {
     for_each_word(l.text, [&](const std::string& w) { emit(word{w, l.seq, l.stamp_ns}); });
   }
 };
 
-class counter : public spate::flow::node<word, word_count> {
+class counter : public operator_node<counter, word, word_count> {
  public:
-  void consume(word& w) {
-    process(w, [this](word_count&& c) { send_next(std::move(c)); });
-  }
   template <class Emit>
   void process(const word& w, Emit&& emit) {
     const std::uint64_t n = ++counts_[w.text];
