@@ -9,10 +9,17 @@
 //     -> sink (merges the counters' tables at the end of the stream)
 //
 //   wordcount [--file data/wordcount/book.dat] [--replay 100] [--parallelism 2] [--top 10]
+//             [--metrics-port 9464] [--topology wordcount.dot]
+//
+// With --metrics-port, the job's live metrics are served at http://127.0.0.1:PORT/metrics
+// (Prometheus text; /metrics.json as JSON) while it runs; --topology writes the graph as
+// Graphviz DOT (and Mermaid beside it, .mmd) when it has run.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <fstream>
+#include <optional>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -20,7 +27,12 @@
 #include <vector>
 
 #include "spate/flow.hpp"
-#include "spate/platform/cache_line.hpp"
+#include "spate/observe/progress_reporter.hpp"
+#include "spate/observe/topology_export.hpp"
+#include "spate/observe/watch.hpp"
+#ifdef SPATE_DEMO_METRICS_SERVER
+#include "spate/observe/metrics_server.hpp"
+#endif
 #include "wordcount_common.hpp"
 
 namespace flow = spate::flow;
@@ -33,20 +45,9 @@ using wordcount::word_counts;
 
 // Counts the words of its key range; hands its table downstream at the end of the stream.
 struct counter : flow::node<std::string, word_counts> {
-  explicit counter(std::vector<spate::cache_padded<std::atomic<std::uint64_t>>>* progress)
-      : progress(progress) {}
-  void consume(std::string& word) {
-    ++counts[word];
-    if ((++counted & 0xFFF) == 0) publish();
-  }
-  void on_stop() {
-    publish();
-    send_next(std::move(counts));
-  }
-  void publish() { (*progress)[replica_index()]->store(counted, std::memory_order_relaxed); }
+  void consume(std::string& word) { ++counts[word]; }
+  void on_stop() { send_next(std::move(counts)); }
   word_counts counts;
-  std::uint64_t counted = 0;
-  std::vector<spate::cache_padded<std::atomic<std::uint64_t>>>* progress;
 };
 
 }  // namespace
@@ -58,6 +59,13 @@ int main(int argc, char** argv) {
   wordcount::add_text_options(options, text);
   options.add("--parallelism", parallelism, "replicas of the splitter and counter farms",
               std::size_t(1), std::size_t(256));
+  int metrics_port = 0;
+  options.add("--metrics-port", metrics_port,
+              "serve live metrics at http://127.0.0.1:PORT/metrics while the job runs (0: off)",
+              0, 65535);
+  std::string topology_file;
+  options.add("--topology", topology_file,
+              "write the job's graph to this Graphviz DOT file (and Mermaid to FILE.mmd)");
   spate::scheduler_config scheduler;
   if (auto exit_code = wordcount::parse_command_line(options, scheduler, argc, argv)) {
     return *exit_code;
@@ -71,7 +79,6 @@ int main(int argc, char** argv) {
             << " replays; " << parallelism << " splitters, " << parallelism << " counters, "
             << scheduler.effective_threads() << " worker threads\n";
 
-  std::vector<spate::cache_padded<std::atomic<std::uint64_t>>> progress(parallelism);
   wordcount::malformed_lines malformed;
   word_counts total;
   const std::size_t line_count = lines.size() * std::size_t(replay);
@@ -89,7 +96,7 @@ int main(int argc, char** argv) {
                                   }
                                 }).named("splitter"),
                                 parallelism),
-                     flow::farm(flow::make_stage<counter>(&progress).named("counter"), parallelism,
+                     flow::farm(flow::make_stage<counter>().named("counter"), parallelism,
                                 flow::by_key{[](const std::string& w) { return w; }}),
                      flow::sink([&](word_counts& partial) {
                        for (auto& [w, n] : partial) total[w] += n;
@@ -97,11 +104,30 @@ int main(int argc, char** argv) {
       flow::graph_options{.measure_busy_time = true});
 
   spate::worker_pool pool(scheduler);
-  wordcount::progress_reporter reporter(std::chrono::milliseconds(250), [&] {
-    std::uint64_t n = 0;
-    for (auto& p : progress) n += p->load(std::memory_order_relaxed);
-    return n;
-  });
+  spate::observe::metrics_registry registry;
+  auto watching_job = spate::observe::watch(registry, job, "wordcount");
+  auto watching_pool = spate::observe::watch(registry, pool);
+#ifdef SPATE_DEMO_METRICS_SERVER
+  std::optional<spate::observe::metrics_server> metrics;
+  if (metrics_port != 0) {
+    spate::observe::metrics_server_options listen;
+    listen.port = metrics_port;
+    metrics.emplace(registry, listen);
+    std::cerr << "live metrics: " << metrics->url() << '\n';
+  }
+#else
+  if (metrics_port != 0) {
+    std::cerr << "--metrics-port: this build has no HTTP server (cpp-httplib was not found)\n";
+    return 2;
+  }
+#endif
+  spate::observe::progress_options progress;
+  progress.title = "spate word count";
+  progress.unit = "lines";
+  progress.total = line_count;
+  progress.period = std::chrono::milliseconds(250);
+  spate::observe::progress_reporter reporter(spate::observe::items_through(job, "splitter"),
+                                             progress);
   try {
     job.run(pool);
   } catch (const flow::node_error& e) {
@@ -111,6 +137,12 @@ int main(int argc, char** argv) {
   }
   const double elapsed = reporter.seconds();
   reporter.stop();
+  if (!topology_file.empty()) {
+    std::ofstream(topology_file) << spate::observe::to_dot(job.topology(), "spate word count");
+    std::ofstream(topology_file + ".mmd") << spate::observe::to_mermaid(job.topology());
+    std::cerr << "topology: " << topology_file << " (render: dot -Tsvg " << topology_file
+              << " -o wordcount.svg) and " << topology_file << ".mmd\n";
+  }
 
   wordcount::print_summary(total, elapsed, line_count);
   malformed.report(std::cout);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "spate/actor.hpp"
+#include "spate/observe/progress_reporter.hpp"
 #include "wordcount_common.hpp"
 
 namespace {
@@ -90,8 +91,10 @@ int main(int argc, char** argv) {
     splitter_actors.push_back(system.spawn<splitter>(counter_actors, &malformed));
   }
 
-  wordcount::progress_reporter reporter(std::chrono::milliseconds(500),
-                                        [&] { return counted.load(); });
+  spate::observe::progress_options progress;
+  progress.title = "spate word count (actors)";
+  progress.unit = "words";
+  spate::observe::progress_reporter reporter([&] { return counted.load(); }, progress);
 
   std::size_t next = 0;
   for (int r = 0; r < replay; ++r) {

@@ -59,39 +59,6 @@ inline std::optional<int> parse_command_line(demo_options& options,
   }
 }
 
-// Prints words counted so far and the rate, every `period`, until stop() (or destruction).
-class progress_reporter {
- public:
-  progress_reporter(std::chrono::milliseconds period, std::function<std::uint64_t()> counted)
-      : start_(std::chrono::steady_clock::now()),
-        thread_([this, period, counted = std::move(counted)] {
-          while (!finished_.load()) {
-            std::this_thread::sleep_for(period);
-            if (finished_.load()) break;
-            const std::uint64_t n = counted();
-            std::cerr << "  " << std::fixed << std::setprecision(2) << seconds() << " s: " << n
-                      << " words counted, " << std::setprecision(1) << n / seconds() / 1e6
-                      << " M words/s\n";
-          }
-        }) {}
-  progress_reporter(const progress_reporter&) = delete;
-  progress_reporter& operator=(const progress_reporter&) = delete;
-  ~progress_reporter() { stop(); }
-
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  void stop() {
-    finished_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  const std::chrono::steady_clock::time_point start_;
-  std::atomic<bool> finished_{false};
-  std::thread thread_;
-};
-
 // Total words, distinct words and rates.
 inline void print_summary(const word_counts& total, double seconds, std::size_t lines) {
   std::uint64_t words = 0;

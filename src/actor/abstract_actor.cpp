@@ -1,4 +1,5 @@
 #include "spate/actor/abstract_actor.hpp"
+#include "spate/platform/single_writer_counter.hpp"
 
 #include <algorithm>
 
@@ -57,6 +58,7 @@ resume_result abstract_actor::resume(std::size_t budget) {
   }
   std::size_t handled = 0;
   if (!quit_requested_) handled = process_mailbox(budget);
+  if (handled != 0) add_single_writer(messages_handled_, handled);
   if (quit_requested_) {
     // Termination drops the registry's reference; this one keeps the actor alive until
     // terminate() returns (it may be the last).

@@ -40,6 +40,16 @@ void actor_system::register_actor(abstract_actor* a, bool hidden) {
   }
 }
 
+std::vector<actor> actor_system::live_actors() const {
+  std::vector<actor> result;
+  const std::lock_guard lock(registry_mutex_);
+  result.reserve(visible_actors_);
+  for (const auto& [id, a] : registry_) {
+    if (hidden_.count(id) == 0) result.push_back(a);
+  }
+  return result;
+}
+
 void actor_system::adopt(abstract_actor* a, std::string name) {
   a->system_ = this;
   a->counters_ = counters_;

@@ -103,6 +103,14 @@ std::size_t environment::rejected_mutations() const {
   return scheduler_ == nullptr ? 0 : scheduler_->rejected_mutations();
 }
 
+std::uint64_t environment::tags_completed() const noexcept {
+  return scheduler_ == nullptr ? 0 : scheduler_->tags_completed();
+}
+
+std::uint64_t environment::reactions_executed() const noexcept {
+  return scheduler_ == nullptr ? 0 : scheduler_->reactions_executed();
+}
+
 std::string environment::trace_json() const {
   if (scheduler_ == nullptr) return R"({"traceEvents":[]})";
   return scheduler_->trace().to_json();

@@ -556,8 +556,10 @@ reaction* reaction_scheduler::start_next_level() {
 
 reaction* reaction_scheduler::end_tag() {
   staged_by_.clear();
+  std::uint64_t ran = 0;
   for (reaction* r : *cone_view_) {
     if (r->ran_) {
+      ++ran;
       for (port_base* p : r->set_ports_) p->clear();
       r->set_ports_.clear();
       r->ran_ = false;
@@ -567,6 +569,9 @@ reaction* reaction_scheduler::end_tag() {
     r->triggered_.store(false, std::memory_order_relaxed);
   }
   for (event_target* target : delivered_) target->clear();
+  // One writer (the thread ending the tag); readers are metrics (environment::statistics).
+  reactions_executed_.fetch_add(ran, std::memory_order_relaxed);
+  tags_completed_.fetch_add(1, std::memory_order_relaxed);
   std::sort(staged_by_.begin(), staged_by_.end(),
             [](reaction* a, reaction* b) { return a->index_ < b->index_; });
 

@@ -80,6 +80,10 @@ class abstract_actor : public task {
   actor_system& system() const noexcept { return *system_; }
   bool is_terminated() const noexcept { return activation_.is_finished(); }
   virtual std::size_t mailbox_size() const noexcept = 0;
+  // Mailbox messages handled so far (any thread; metrics).
+  std::uint64_t messages_handled() const noexcept {
+    return messages_handled_.load(std::memory_order_relaxed);
+  }
 
   // ---- used by send / request (any thread) ----
   // Enqueues a type-erased message. Actors with a typed mailbox convert it to one of their
@@ -218,6 +222,7 @@ class abstract_actor : public task {
   executor* executor_ = nullptr;
   bool initialized_ = false;
   bool quit_requested_ = false;
+  std::atomic<std::uint64_t> messages_handled_{0};  // written by the running activation only
   exit_reason quit_reason_;
   std::shared_ptr<response_sink>* current_reply_ = nullptr;  // while a handler runs
   intrusive_mpsc_queue<control_message> control_;

@@ -101,6 +101,8 @@ class actor_system {
   worker_pool& scheduler() noexcept { return runtime_->pool(); }
   timer_service& timers() noexcept { return runtime_->timers(); }
   std::size_t running_actors() const;
+  // Handles to the live actors, except the system's own hidden ones (metrics, tools).
+  std::vector<actor> live_actors() const;
   // Threads of blocking actors not yet joined: those running plus ended ones not yet
   // reaped (the next spawn_blocking joins those).
   std::size_t blocking_thread_count() const;

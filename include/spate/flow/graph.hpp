@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -32,7 +33,30 @@ struct node_info {
   std::uint64_t activations;
   std::uint64_t output_blocked;
   std::chrono::nanoseconds busy;  // zero unless graph_options::measure_busy_time
+  std::size_t queued = 0;         // items waiting in its input edges (approximate while it runs)
 };
+
+// One edge: a bounded SPSC queue from one node replica to another (indices into
+// topology::nodes).
+struct edge_info {
+  std::size_t from;
+  std::size_t to;
+  std::size_t capacity;
+  std::size_t queued;  // approximate while the graph runs
+  std::string route;   // how `from` picks this edge among its outputs; empty: its only one
+};
+
+// The graph as it was built: every node replica (routers and collectors included) and
+// every edge. Farm replicas are named "name#i"; a fused farm has no router, so its edges
+// run from every upstream replica to every replica.
+struct topology {
+  std::vector<node_info> nodes;
+  std::vector<edge_info> edges;
+};
+
+namespace detail {
+flow::topology read_topology(const graph_state& state);
+}
 
 class graph {
  public:
@@ -107,23 +131,28 @@ class graph {
   }
   bool finished() const { return state_ && state_->finished(); }
 
-  std::vector<node_info> nodes() const {
-    std::vector<node_info> result;
-    if (!state_) return result;
-    for (const auto& s : state_->stats()) {
-      result.push_back({s->name, s->kind, s->items_in.load(), s->items_out.load(),
-                        s->activations.load(), s->output_blocked.load(),
-                        std::chrono::nanoseconds{s->busy_ns.load()}});
-    }
-    return result;
+  // Every node replica's counters. Empty before the first start; the last run's after it.
+  // Any thread, also while the graph runs (a metrics scrape).
+  std::vector<node_info> nodes() const { return topology().nodes; }
+  // Nodes and edges of the current (or last) run; empty before the first start. Any thread.
+  flow::topology topology() const {
+    const auto state = current_state();
+    return state ? detail::read_topology(*state) : flow::topology{};
   }
 
  private:
   void prepare(worker_pool& pool) {
-    state_ = std::make_shared<detail::graph_state>();
+    auto state = std::make_shared<detail::graph_state>();
     threads_.clear();
-    detail::builder b(*state_, pool, options_, threads_);
+    detail::builder b(*state, pool, options_, threads_);
     build_(b);
+    const std::lock_guard lock(state_mutex_);
+    state_ = std::move(state);
+  }
+  // A reader on another thread (metrics) may race with a restart that replaces the state.
+  std::shared_ptr<detail::graph_state> current_state() const {
+    const std::lock_guard lock(state_mutex_);
+    return state_;
   }
   void finish_run() {
     waited_ = true;
@@ -139,6 +168,7 @@ class graph {
 
   graph_options options_;
   std::function<void(detail::builder&)> build_;
+  mutable std::mutex state_mutex_;  // guards replacing state_ against current_state()
   std::shared_ptr<detail::graph_state> state_;
   std::vector<std::unique_ptr<dedicated_thread>> threads_;
   bool waited_ = true;  // no run in progress that the destructor must end

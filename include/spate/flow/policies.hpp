@@ -36,4 +36,22 @@ custom_policy(ChooseFn) -> custom_policy<ChooseFn>;
 template <class P>
 inline constexpr bool is_broadcast_v = std::is_same_v<P, broadcast>;
 
+// The policy as a topology picture labels the edges it routes (observe/topology.hpp).
+template <class P>
+constexpr const char* policy_name() noexcept {
+  if constexpr (std::is_same_v<P, round_robin>) {
+    return "round robin";
+  } else if constexpr (std::is_same_v<P, random_choice>) {
+    return "random";
+  } else if constexpr (std::is_same_v<P, least_loaded>) {
+    return "least loaded";
+  } else if constexpr (std::is_same_v<P, broadcast>) {
+    return "broadcast";
+  } else if constexpr (requires(P p) { p.key; }) {
+    return "by key";
+  } else {
+    return "custom";
+  }
+}
+
 }  // namespace spate::flow

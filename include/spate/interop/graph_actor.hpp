@@ -16,6 +16,7 @@
 
 #include "spate/actor.hpp"
 #include "spate/channel/spsc_ring.hpp"
+#include "spate/flow/detail/feed_source.hpp"
 #include "spate/flow/graph.hpp"
 
 namespace spate::flow {
@@ -27,67 +28,6 @@ namespace spate::flow {
 struct end_of_stream {};
 
 namespace detail {
-
-// The graph actor's bounded input: a ring from the actor (its handlers are serialised: one
-// producer) to the graph's feed source. When the ring is full the actor stops taking items
-// from its mailbox, so a backlog stays in the mailbox, where senders see it (mailbox_size).
-//
-// Wake-ups in both directions are activation handshakes (scheduler/activation.hpp): the
-// actor pushes, then notifies the source's task (`wake`); the source pops, and when the
-// ring has drained to half it notifies the actor (`on_room`), whose idle re-check reads
-// the ring's fill level. The ring only drains between those two points, so a full ring
-// always reaches the half mark, and the actor is woken once per refill, not per item.
-template <class T>
-struct feed_channel {
-  explicit feed_channel(std::size_t capacity) : items(capacity) {}
-  spsc_ring<T> items;
-  std::atomic<bool> closed{false};
-  std::atomic<node_task_base*> source_task{nullptr};
-  // Set before the graph starts, called on the source's task, cleared when the source goes.
-  std::function<void()> on_room;
-
-  void wake() {
-    if (auto* t = source_task.load(std::memory_order_acquire)) t->notify();
-  }
-  // Any thread: reads only the ring's indices.
-  bool has_room() const noexcept { return items.size_approx() < items.capacity(); }
-  std::size_t size() const noexcept { return items.size_approx(); }
-};
-
-template <class T>
-struct feed_source : node<void, T> {
-  explicit feed_source(std::shared_ptr<feed_channel<T>> channel) : channel(std::move(channel)) {}
-  feed_source(const feed_source&) = default;  // stage prototypes are copied into the graph
-  // on_room holds a handle to the actor, which holds the graph: the cycle ends when the
-  // running source (not a prototype copy) goes with the graph.
-  ~feed_source() {
-    if (running) channel->on_room = nullptr;
-  }
-  void on_start() {
-    running = true;
-    channel->source_task.store(this->running_task(), std::memory_order_release);
-  }
-  produce_status produce() {
-    if (T* item = channel->items.front()) {
-      this->send_next(std::move(*item));
-      channel->items.pop();
-      if (channel->on_room && channel->items.size_approx() == channel->items.capacity() / 2) {
-        channel->on_room();
-      }
-      return produce_status::more;
-    }
-    // Check `closed` first: the actor pushes every item before it closes.
-    if (channel->closed.load(std::memory_order_acquire)) {
-      return channel->items.front() != nullptr ? produce_status::more : produce_status::ended;
-    }
-    return produce_status::wait;
-  }
-  bool has_news() const noexcept {
-    return channel->items.size_approx() != 0 || channel->closed.load(std::memory_order_acquire);
-  }
-  std::shared_ptr<feed_channel<T>> channel;
-  bool running = false;
-};
 
 struct graph_finished {
   std::string failure;  // empty: the stream ended normally

@@ -103,6 +103,9 @@ class environment {
   std::size_t level_count() const;
   // Mutations rejected so far (each also reported through the runtime's error reporter).
   std::size_t rejected_mutations() const;
+  // Progress counters, readable from any thread while the program runs (metrics).
+  std::uint64_t tags_completed() const noexcept;
+  std::uint64_t reactions_executed() const noexcept;
   // Chrome trace-event JSON of the run (open in Perfetto or chrome://tracing); empty
   // traceEvents when options().trace is false.
   std::string trace_json() const;

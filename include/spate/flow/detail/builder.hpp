@@ -44,6 +44,7 @@ template <class T>
 struct fragment_entry {
   std::vector<entry_point<T>> points;
   std::function<std::unique_ptr<output_port<T>>(std::vector<edge<T>*>, std::size_t)> make_port;
+  std::string route;  // the label of the edges make_port routes (edge_base::route)
 };
 template <class T>
 struct exit_point {
@@ -91,6 +92,7 @@ class builder {
         auto* e = state_.add_edge<T>(options_.channel_capacity);
         e->producer = x.task;
         e->consumer = p.task;
+        e->route = entry.points.size() > 1 ? entry.route : std::string();
         p.attach(e);
         edges.push_back(e);
       }
@@ -235,7 +237,9 @@ class builder {
                            std::size_t seed) -> std::unique_ptr<output_port<In>> {
       return std::make_unique<routing_port<In, P>>(std::move(edges), policy, seed);
     };
+    fanout.route = policy_name<P>();
     if (has_upstream && options_.fuse_farms) {
+      fanout.route += " (fused)";
       f.entry = std::move(fanout);  // fused: the upstream stage's exits route directly
     } else {
       auto [router, task] = instantiate_node(
@@ -277,6 +281,7 @@ class builder {
         auto* e = state_.add_edge<element>(options_.channel_capacity);
         e->producer = router_task;
         e->consumer = task;
+        e->route = "broadcast";
         task->add_input(e);
         edges.push_back(e);
         for (auto& x : replica.exits) f.exits.push_back(std::move(x));
@@ -295,6 +300,7 @@ class builder {
         auto* in = state_.add_edge<element>(options_.channel_capacity);
         in->producer = router_task;
         in->consumer = task;
+        in->route = std::string(policy_name<P>()) + " (ordered)";
         task->add_input(in);
         edges.push_back(in);
         auto* out = state_.add_edge<out_element>(options_.channel_capacity);

@@ -6,6 +6,7 @@
 // wakes the producer.
 #include <atomic>
 #include <cstddef>
+#include <string>
 
 #include "spate/channel/spsc_ring.hpp"
 #include "spate/platform/cache_line.hpp"
@@ -18,6 +19,9 @@ struct edge_base {
   virtual ~edge_base() = default;
   node_task_base* producer = nullptr;
   node_task_base* consumer = nullptr;
+  // How the producer picks this edge among its outputs ("by key (fused)", "broadcast", ...;
+  // empty for a single successor), for topology pictures. Set while the graph is built.
+  std::string route;
   alignas(cache_line_size) std::atomic<bool> closed{false};
   alignas(cache_line_size) std::atomic<bool> producer_waiting{false};
   virtual std::size_t size_approx() const noexcept = 0;

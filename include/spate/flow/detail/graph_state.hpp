@@ -101,6 +101,8 @@ class graph_state {
 
   const std::vector<std::unique_ptr<node_stats>>& stats() const noexcept { return stats_; }
   const std::vector<std::unique_ptr<node_task_base>>& tasks() const noexcept { return tasks_; }
+  // Fixed once the graph is built: read while it runs (sizes are atomics).
+  const std::vector<std::unique_ptr<edge_base>>& edges() const noexcept { return edges_; }
 
  private:
   std::vector<std::unique_ptr<node_stats>> stats_;

@@ -96,7 +96,14 @@ class node_task final : public node_task_base {
 
   resume_result activate(std::size_t budget) override {
     add_single_writer(stats_.activations);
-    if (graph().cancelled()) return end_cancelled(port_ptr(), inputs_);
+    if (graph().cancelled()) {
+      // A started node that holds something outside the graph (a reader thread, a
+      // consumer-group membership) lets go of it now, not when the graph is destroyed.
+      if constexpr (requires(N& n) { n.on_cancel(); }) {
+        if (started_) guarded([&] { node_.on_cancel(); });
+      }
+      return end_cancelled(port_ptr(), inputs_);
+    }
     if (!started_) {
       started_ = true;
       if (!guarded([&] { node_.on_start(); })) return end_cancelled(port_ptr(), inputs_);

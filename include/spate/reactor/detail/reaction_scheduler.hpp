@@ -95,6 +95,13 @@ class reaction_scheduler {
   void request_stop();
   bool is_started() const;
   std::size_t rejected_mutations() const;
+  // Tags whose reactions have all run, and reactions run in them (any thread).
+  std::uint64_t tags_completed() const noexcept {
+    return tags_completed_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t reactions_executed() const noexcept {
+    return reactions_executed_.load(std::memory_order_relaxed);
+  }
   bool is_finished() const;
 
   // The tag being run; for reactions (written before they start).
@@ -185,6 +192,8 @@ class reaction_scheduler {
   std::vector<reaction*> staged_by_;
   std::vector<reaction*> ready_;
   std::atomic<std::size_t> remaining_{0};
+  std::atomic<std::uint64_t> tags_completed_{0};
+  std::atomic<std::uint64_t> reactions_executed_{0};
   // levels mode
   std::vector<std::vector<reaction*>> by_level_;
   std::size_t current_level_ = 0;

@@ -1,0 +1,116 @@
+#pragma once
+// Which input offsets a Kafka source may commit: those whose records, and every record
+// before them in their partition, have been processed (at-least-once: a restart resumes
+// after the last record done, never after one still in flight).
+//
+// Records may be done out of order (farm replicas): per partition the tracker keeps the
+// offsets in flight, in the order read, and the ones done early. Partitions taken away by
+// a rebalance get a new generation; done() calls for an older generation are ignored,
+// since the partition's new owner reads those records again.
+//
+// Threading: every method locks; emitted() and committable() are the reader's, done() any
+// thread's.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace spate::kafka {
+
+class offset_tracker;
+
+// Where a record came from; done() once its effects are complete (its output delivered).
+struct position {
+  offset_tracker* tracker = nullptr;
+  std::int32_t partition = -1;
+  std::int64_t offset = -1;
+  std::uint64_t generation = 0;
+  void done() const;
+};
+
+class offset_tracker {
+ public:
+  // A partition (re)assigned to this reader: a new generation for it.
+  std::uint64_t assign(std::int32_t partition) {
+    const std::lock_guard lock(mutex_);
+    auto& p = partitions_[partition];
+    p = partition_state{};
+    p.generation = ++generations_;
+    return p.generation;
+  }
+  // A partition taken away: what was in flight there is forgotten.
+  void revoke(std::int32_t partition) {
+    const std::lock_guard lock(mutex_);
+    partitions_.erase(partition);
+  }
+  // The reader handed this record to the graph.
+  position emitted(std::int32_t partition, std::int64_t offset) {
+    const std::lock_guard lock(mutex_);
+    auto& p = partitions_[partition];
+    p.in_flight.push_back(offset);
+    if (p.next_commit < 0) p.next_commit = offset;
+    return {this, partition, offset, p.generation};
+  }
+  void done(const position& at) {
+    const std::lock_guard lock(mutex_);
+    const auto it = partitions_.find(at.partition);
+    if (it == partitions_.end() || it->second.generation != at.generation) return;
+    auto& p = it->second;
+    if (!p.in_flight.empty() && p.in_flight.front() == at.offset) {
+      std::int64_t last_done = at.offset;
+      p.in_flight.pop_front();
+      while (!p.in_flight.empty() && p.done_early.erase(p.in_flight.front()) == 1) {
+        last_done = p.in_flight.front();
+        p.in_flight.pop_front();
+      }
+      p.next_commit = p.in_flight.empty() ? last_done + 1 : p.in_flight.front();
+    } else {
+      p.done_early.insert(at.offset);
+    }
+    ++done_count_;
+  }
+  // (partition, offset to commit) for partitions that moved since the last call.
+  std::vector<std::pair<std::int32_t, std::int64_t>> committable() {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::pair<std::int32_t, std::int64_t>> result;
+    for (auto& [partition, p] : partitions_) {
+      if (p.next_commit > p.committed) {
+        result.emplace_back(partition, p.next_commit);
+        p.committed = p.next_commit;
+      }
+    }
+    return result;
+  }
+  std::size_t in_flight() const {
+    const std::lock_guard lock(mutex_);
+    std::size_t n = 0;
+    for (const auto& [partition, p] : partitions_) n += p.in_flight.size();
+    return n;
+  }
+  std::uint64_t done_count() const {
+    const std::lock_guard lock(mutex_);
+    return done_count_;
+  }
+
+ private:
+  struct partition_state {
+    std::uint64_t generation = 0;
+    std::deque<std::int64_t> in_flight;
+    std::set<std::int64_t> done_early;
+    std::int64_t next_commit = -1;  // the offset after the last record done in order
+    std::int64_t committed = -1;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::int32_t, partition_state> partitions_;
+  std::uint64_t generations_ = 0;
+  std::uint64_t done_count_ = 0;
+};
+
+inline void position::done() const {
+  if (tracker != nullptr) tracker->done(*this);
+}
+
+}  // namespace spate::kafka

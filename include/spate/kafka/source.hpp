@@ -1,0 +1,94 @@
+#pragma once
+// A Kafka topic as a stream (librdkafka): a consumer in a consumer group reads the
+// partitions the group gives it and emits their records; offsets are committed only for
+// records the job has marked done (record::at.done()), so after a crash or a rebalance the
+// partition's next reader starts at the first record not done: at-least-once, nothing lost.
+//
+//   kafka::consumer_options in{.brokers = "127.0.0.1:9092", .group = "wc", .topic = "lines"};
+//   flow::graph job(flow::pipeline(
+//       kafka::source(in),
+//       flow::farm(work, 4, kafka::by_partition()),   // a partition's records stay in order
+//       flow::sink([](kafka::record& r) { ...; r.at.done(); })));
+//
+// Partitions map onto farm replicas with kafka::by_partition(): every record of a
+// partition goes to one replica, in order. Several processes with the same group split
+// the topic's partitions between them (scale-out); when one goes, Kafka moves its
+// partitions to the others, which resume at its last commit.
+//
+// The consumer runs on a reader thread of its own (io/detail/thread_feed.hpp) and stops
+// reading while the graph's input ring is full.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "spate/flow/detail/feed_source.hpp"
+#include "spate/flow/policies.hpp"
+#include "spate/flow/stages.hpp"
+#include "spate/io/detail/thread_feed.hpp"
+#include "spate/kafka/offset_tracker.hpp"
+
+namespace spate::kafka {
+
+struct record {
+  std::string key;
+  std::string value;
+  position at;  // partition, offset; at.done() when processed
+};
+
+struct consumer_options {
+  std::string brokers;  // bootstrap.servers
+  std::string group;    // group.id
+  std::string topic;
+  // End the stream once every assigned partition has been read to its end (batch jobs,
+  // tests); otherwise the source runs until the graph is cancelled.
+  bool stop_at_end = false;
+  std::chrono::milliseconds commit_interval{200};
+  std::size_t capacity = 4096;                  // records between the reader thread and the graph
+  std::map<std::string, std::string> settings;  // further librdkafka settings
+};
+
+// Routes a partition's records to one replica (farm policy).
+inline auto by_partition() {
+  return flow::custom_policy{[](const record& r, std::size_t replicas) {
+    return static_cast<std::size_t>(r.at.partition) % replicas;
+  }};
+}
+
+namespace detail {
+
+class consumer_reader : public io::detail::thread_fed_source<record> {
+ public:
+  explicit consumer_reader(consumer_options options)
+      : thread_fed_source(options.capacity), options_(std::move(options)) {}
+  consumer_reader(const consumer_reader& other) : consumer_reader(other.options_) {}
+  ~consumer_reader() { stop_reader(); }  // the reader uses the tracker: stop it first
+
+  void on_start() {
+    start_reader([this](io::detail::thread_feed<record>& feed) { consume(feed); });
+  }
+
+ private:
+  void consume(io::detail::thread_feed<record>& feed);
+  // Reader thread only (librdkafka calls these back from inside its poll).
+  friend struct consumer_callbacks;
+  void commit(void* consumer, bool synchronous);
+
+  consumer_options options_;
+  std::set<std::int32_t> assigned_, at_end_;  // reader thread only
+  offset_tracker tracker_;
+};
+
+}  // namespace detail
+
+// One replica: a process's share of the topic is read by one consumer.
+inline auto source(consumer_options options) {
+  const std::string name = "kafka(" + options.topic + ")";
+  return flow::make_stage<detail::consumer_reader>(std::move(options)).named(name);
+}
+
+}  // namespace spate::kafka

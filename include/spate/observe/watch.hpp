@@ -1,0 +1,50 @@
+#pragma once
+// Collectors for spate's own models: each watch() registers one with a metrics registry
+// and returns its registration (keep it alive while the subject lives; destroy it first).
+//
+// Metric names (Prometheus conventions: counters end in _total, times in seconds):
+//   worker pool  spate_worker_{busy,idle}_seconds_total, spate_worker_{tasks,steals,parks,
+//                wakeups}_total                               {pool, worker}
+//   flow graph   spate_node_items_{in,out}_total, spate_node_activations_total,
+//                spate_node_output_blocked_total, spate_node_busy_seconds_total,
+//                spate_node_queued_items, spate_edge_queued_items {graph, node, kind}
+//   actors       spate_actor_messages_handled_total, spate_actor_mailbox_length {actor, id};
+//                spate_actor_dead_letters_total, spate_actors_live
+//   reactors     spate_reactor_tags_total, spate_reactor_reactions_executed_total {program}
+//   histogram    any latency_histogram the user records into, under its own name
+#include <string>
+
+#include "spate/observe/latency_histogram.hpp"
+#include "spate/observe/metrics_registry.hpp"
+
+namespace spate {
+class worker_pool;
+class actor_system;
+namespace flow {
+class graph;
+}
+namespace reactor {
+class environment;
+}
+}  // namespace spate
+
+namespace spate::observe {
+
+[[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
+                                                   const worker_pool& pool,
+                                                   std::string name = "default");
+// The graph's current (or last) run: restarting it is fine, destroying it is not.
+[[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
+                                                   const flow::graph& graph, std::string name);
+[[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
+                                                   const actor_system& system);
+// Assembles the program if it is not yet (call it from the thread that owns it).
+[[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
+                                                   reactor::environment& program, std::string name);
+// A latency histogram of the user's (for instance source-to-sink time, recorded in a sink).
+[[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
+                                                   const latency_histogram& histogram,
+                                                   std::string metric_name, std::string help,
+                                                   label_set labels = {});
+
+}  // namespace spate::observe

@@ -1,0 +1,33 @@
+#include <chrono>
+#include <unordered_map>
+
+#include "spate/flow/detail/node_task_base.hpp"
+#include "spate/flow/graph.hpp"
+
+namespace spate::flow::detail {
+
+// Reads only what is fixed once the graph is built (names, edges) and atomics (counters,
+// queue sizes), so it may run on any thread while the graph runs.
+flow::topology read_topology(const graph_state& state) {
+  flow::topology result;
+  std::unordered_map<const node_stats*, std::size_t> index;
+  for (const auto& s : state.stats()) {
+    index.emplace(s.get(), result.nodes.size());
+    result.nodes.push_back({s->name, s->kind, s->items_in.load(std::memory_order_relaxed),
+                            s->items_out.load(std::memory_order_relaxed),
+                            s->activations.load(std::memory_order_relaxed),
+                            s->output_blocked.load(std::memory_order_relaxed),
+                            std::chrono::nanoseconds{s->busy_ns.load(std::memory_order_relaxed)}});
+  }
+  for (const auto& e : state.edges()) {
+    if (e->producer == nullptr || e->consumer == nullptr) continue;
+    const std::size_t from = index.at(&e->producer->stats());
+    const std::size_t to = index.at(&e->consumer->stats());
+    const std::size_t queued = e->size_approx();
+    result.nodes[to].queued += queued;
+    result.edges.push_back({from, to, e->capacity(), queued, e->route});
+  }
+  return result;
+}
+
+}  // namespace spate::flow::detail

@@ -1,0 +1,147 @@
+#include "spate/io/tcp.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace spate::io {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& where) {
+  throw std::runtime_error("spate::io: " + what + " " + where + ": " + std::strerror(errno));
+}
+
+sockaddr_in address_of(const std::string& address, int port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1) {
+    throw std::invalid_argument("spate::io: '" + address + "' is not an IPv4 address");
+  }
+  return a;
+}
+
+}  // namespace
+
+tcp_listener::tcp_listener(int port, std::string address) : address_(std::move(address)) {
+  const std::string where = address_ + ":" + std::to_string(port);
+  const sockaddr_in a = address_of(address_, port);
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) fail("cannot create a socket for", where);
+  const int yes = 1;
+  ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  if (::bind(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    errno = error;
+    fail("cannot listen on", where);
+  }
+  sockaddr_in bound{};
+  socklen_t length = sizeof bound;
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length);
+  port_ = ntohs(bound.sin_port);
+}
+
+tcp_listener::~tcp_listener() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int tcp_listener::accept_one(const std::atomic<bool>& stop) {
+  while (!stop.load(std::memory_order_acquire)) {
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 50);
+    if (ready < 0 && errno != EINTR) fail("cannot wait for a connection on", address_);
+    if (ready <= 0) continue;
+    const int connection = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (connection >= 0) return connection;
+    if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
+      fail("cannot accept a connection on", address_ + ":" + std::to_string(port_));
+    }
+  }
+  return -1;
+}
+
+tcp_connection::tcp_connection(const std::string& address, int port)
+    : peer_(address + ":" + std::to_string(port)) {
+  const sockaddr_in a = address_of(address, port);
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) fail("cannot create a socket for", peer_);
+  if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    errno = error;
+    fail("cannot connect to", peer_);
+  }
+}
+
+tcp_connection::~tcp_connection() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void tcp_connection::write_all(const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::send(fd_, data, size, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write to", peer_.empty() ? "the connection" : peer_);
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+void tcp_connection::finish_writing() {
+  ::shutdown(fd_, SHUT_WR);
+}
+
+long tcp_connection::read_some(char* data, std::size_t size, int timeout_ms) {
+  while (true) {
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) fail("cannot wait to read from", peer_.empty() ? "the connection" : peer_);
+    if (ready == 0) return -1;
+    const ssize_t n = ::recv(fd_, data, size, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("cannot read from", peer_.empty() ? "the connection" : peer_);
+    return static_cast<long>(n);
+  }
+}
+
+namespace detail {
+
+// The reader thread: one connection, until the peer closes it or the source stops.
+void tcp_line_reader::read_connection(thread_feed<text_line>& feed) {
+  try {
+    const int fd = listener_->accept_one(feed.stop_flag());
+    if (fd < 0) return;
+    tcp_connection connection(fd);
+    line_splitter splitter(errors_, options_);
+    auto push = [&feed](text_line&& line) { return feed.push(std::move(line)); };
+    char buffer[64 * 1024];
+    while (!feed.stopping()) {
+      const long n = connection.read_some(buffer, sizeof buffer, 50);
+      if (n < 0) continue;  // timed out: look at stopping() again
+      if (n == 0) {
+        splitter.finish(push);
+        break;
+      }
+      if (!splitter.feed(buffer, static_cast<std::size_t>(n), push)) break;
+    }
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+  feed.close();
+}
+
+}  // namespace detail
+
+}  // namespace spate::io

@@ -1,0 +1,98 @@
+#include <librdkafka/rdkafka.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+
+#include "spate/kafka/sink.hpp"
+
+namespace spate::kafka::detail {
+
+struct producer::state {
+  rd_kafka_t* handle = nullptr;
+  std::string topic;
+  std::string where;
+  std::mutex failure_mutex;
+  std::string first_failure;
+  std::atomic<bool> failed{false};
+
+  // Delivery reports run inside rd_kafka_poll/flush on the sink's thread.
+  static void delivered(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    auto& self = *static_cast<state*>(opaque);
+    auto* from = static_cast<position*>(m->_private);
+    if (m->err) {
+      const std::lock_guard lock(self.failure_mutex);
+      if (!self.failed.exchange(true)) self.first_failure = rd_kafka_err2str(m->err);
+    } else if (from != nullptr) {
+      from->done();
+    }
+    delete from;
+  }
+  void throw_if_failed() {
+    if (!failed.load()) return;
+    const std::lock_guard lock(failure_mutex);
+    throw std::runtime_error(where + ": a message was not delivered: " + first_failure);
+  }
+};
+
+producer::producer(const producer_options& options) : state_(std::make_unique<state>()) {
+  state_->topic = options.topic;
+  state_->where = "spate::kafka: topic '" + options.topic + "' at " + options.brokers;
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char error[512];
+  auto set = [&](const std::string& key, const std::string& value) {
+    if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) !=
+        RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      throw std::invalid_argument("spate::kafka: setting " + key + "=" + value + ": " + error);
+    }
+  };
+  set("bootstrap.servers", options.brokers);
+  set("linger.ms", "5");
+  // Keeps each partition in send order and without duplicates when librdkafka retries (a
+  // new topic's first requests often meet a leader not yet elected).
+  set("enable.idempotence", "true");
+  for (const auto& [key, value] : options.settings) set(key, value);
+  rd_kafka_conf_set_opaque(conf, state_.get());
+  rd_kafka_conf_set_dr_msg_cb(conf, &state::delivered);
+  state_->handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
+  if (state_->handle == nullptr) throw std::runtime_error(state_->where + ": " + error);
+}
+
+producer::~producer() {
+  rd_kafka_flush(state_->handle, 5000);
+  rd_kafka_destroy(state_->handle);  // undelivered messages are reported (and freed) here
+}
+
+void producer::send(message m) {
+  state_->throw_if_failed();
+  auto* from = m.from ? new position(*m.from) : nullptr;
+  while (true) {
+    const rd_kafka_resp_err_t error = rd_kafka_producev(
+        state_->handle, RD_KAFKA_V_TOPIC(state_->topic.c_str()),
+        RD_KAFKA_V_KEY(m.key.data(), m.key.size()),
+        RD_KAFKA_V_VALUE(m.value.data(), m.value.size()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_OPAQUE(from), RD_KAFKA_V_END);
+    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+    if (error == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+      rd_kafka_poll(state_->handle, 10);  // wait for deliveries to make room
+      continue;
+    }
+    delete from;
+    throw std::runtime_error(state_->where + ": " + rd_kafka_err2str(error));
+  }
+}
+
+void producer::poll() {
+  rd_kafka_poll(state_->handle, 0);
+  state_->throw_if_failed();
+}
+
+void producer::flush() {
+  if (rd_kafka_flush(state_->handle, 60'000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw std::runtime_error(state_->where + ": messages still undelivered after 60 s");
+  }
+  state_->throw_if_failed();
+}
+
+}  // namespace spate::kafka::detail

@@ -1,0 +1,267 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "spate/actor.hpp"
+#include "spate/flow.hpp"
+#include "spate/observe/progress_reporter.hpp"
+#include "spate/observe/topology_export.hpp"
+#include "spate/observe/watch.hpp"
+#include "spate/reactor.hpp"
+
+namespace flow = spate::flow;
+namespace observe = spate::observe;
+using namespace std::chrono_literals;
+
+namespace {
+
+spate::scheduler_config two_workers() {
+  spate::scheduler_config c;
+  c.threads = 2;
+  return c;
+}
+
+// source -> farm of 2 (fused, by key) -> farm of 3 (fused, round robin) -> sink
+auto keyed_job(std::uint64_t n, std::uint64_t& received) {
+  return flow::pipeline(
+      flow::generate<std::uint64_t>(n, [](std::size_t i) { return std::uint64_t(i); })
+          .named("numbers"),
+      flow::farm(flow::map([](std::uint64_t& x) { return x + 1; }).named("increment"), 2,
+                 flow::by_key{[](const std::uint64_t& x) { return x % 7; }}),
+      flow::farm(flow::map([](std::uint64_t& x) { return x * 2; }).named("double"), 3),
+      flow::sink([&received](std::uint64_t&) { ++received; }).named("count"));
+}
+
+}  // namespace
+
+TEST(watch, a_flow_graph_reports_every_replica_counters_and_its_edges) {
+  spate::worker_pool pool(two_workers());
+  std::uint64_t received = 0;
+  constexpr std::uint64_t n = 30'000;
+  flow::graph job(keyed_job(n, received), {.measure_busy_time = true});
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, job, "keyed");
+  EXPECT_TRUE(registry.snapshot().families.empty());  // not started: nothing to report
+  job.run(pool);
+  ASSERT_EQ(received, n);
+
+  const auto s = registry.snapshot();
+  EXPECT_EQ(s.value("spate_node_items_out_total", {{"graph", "keyed"}, {"node", "numbers"}}), n);
+  EXPECT_EQ(s.value("spate_node_items_in_total", {{"node", "count"}, {"kind", "sink"}}), n);
+  double doubled = 0;
+  for (const auto& sample : s.find("spate_node_items_in_total")->samples) {
+    for (const auto& l : sample.labels) {
+      if (l.name == "node" && l.value.rfind("double#", 0) == 0) doubled += sample.value;
+    }
+  }
+  EXPECT_EQ(doubled, n);  // the three replicas together saw every item once
+  EXPECT_EQ(s.value("spate_node_queued_items", {{"node", "count"}}), 0);  // drained
+  // 1 source + 2 + 3 replicas + 1 sink, every one with six counters.
+  EXPECT_EQ(s.find("spate_node_items_in_total")->samples.size(), 7u);
+  // Fused farms: 1x2 + 2x3 + 3x1 edges.
+  EXPECT_EQ(s.find("spate_edge_queued_items")->samples.size(), 11u);
+  EXPECT_GT(*s.value("spate_node_busy_seconds_total", {{"node", "numbers"}}), 0);
+}
+
+TEST(watch, topology_labels_fused_farm_edges_with_their_policy) {
+  spate::worker_pool pool(two_workers());
+  std::uint64_t received = 0;
+  flow::graph job(keyed_job(1000, received));
+  EXPECT_TRUE(job.topology().nodes.empty());
+  job.run(pool);
+  const auto t = job.topology();
+  ASSERT_EQ(t.nodes.size(), 7u);
+  ASSERT_EQ(t.edges.size(), 11u);
+  std::size_t by_key = 0, round_robin = 0, single = 0;
+  for (const auto& e : t.edges) {
+    const std::string from = t.nodes[e.from].name, to = t.nodes[e.to].name;
+    if (e.route == "by key (fused)") {
+      ++by_key;
+      EXPECT_EQ(from, "numbers");
+      EXPECT_EQ(to.rfind("increment#", 0), 0u) << to;
+    } else if (e.route == "round robin (fused)") {
+      ++round_robin;
+      EXPECT_EQ(from.rfind("increment#", 0), 0u) << from;
+      EXPECT_EQ(to.rfind("double#", 0), 0u) << to;
+    } else {
+      ++single;
+      EXPECT_EQ(e.route, "");
+      EXPECT_EQ(to, "count");
+    }
+    EXPECT_EQ(e.capacity, 1024u);
+  }
+  EXPECT_EQ(by_key, 2u);
+  EXPECT_EQ(round_robin, 6u);
+  EXPECT_EQ(single, 3u);
+}
+
+TEST(watch, unfused_and_ordered_farms_show_their_routers_and_collectors) {
+  spate::worker_pool pool(two_workers());
+  std::uint64_t received = 0;
+  flow::graph job(
+      flow::pipeline(
+          flow::generate<int>(100, [](std::size_t i) { return int(i); }).named("numbers"),
+          flow::ordered_farm(flow::map([](int& x) { return x; }).named("same"), 2),
+          flow::sink([&](int&) { ++received; }).named("count")),
+      {.fuse_farms = false});
+  job.run(pool);
+  const auto t = job.topology();
+  std::vector<std::string> kinds;
+  for (const auto& n : t.nodes) kinds.push_back(n.kind);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "router"), 1);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "collector"), 1);
+  std::size_t ordered = 0;
+  for (const auto& e : t.edges) ordered += e.route == "round robin (ordered)";
+  EXPECT_EQ(ordered, 2u);
+}
+
+TEST(topology_export, dot_and_mermaid_draw_every_node_and_edge_and_graphviz_accepts_the_dot) {
+  spate::worker_pool pool(two_workers());
+  std::uint64_t received = 0;
+  flow::graph job(keyed_job(1000, received));
+  job.run(pool);
+  const std::string dot = observe::to_dot(job.topology(), "keyed \"job\"");
+  EXPECT_NE(dot.find("digraph \"keyed \\\"job\\\"\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("subgraph cluster_"), std::string::npos);
+  EXPECT_NE(dot.find("label=\"increment (farm, 2 replicas)\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("label=\"by key (fused)\""), std::string::npos) << dot;
+  std::size_t arrows = 0;
+  for (std::size_t at = dot.find("->"); at != std::string::npos; at = dot.find("->", at + 2)) {
+    ++arrows;
+  }
+  EXPECT_EQ(arrows, 11u);
+
+  const std::string collapsed =
+      observe::to_dot(job.topology(), "keyed", {.collapse_replicas = true});
+  EXPECT_NE(collapsed.find("increment \u00d72"), std::string::npos) << collapsed;
+  EXPECT_NE(collapsed.find("round robin (fused), 6 edges"), std::string::npos) << collapsed;
+
+  const std::string mermaid = observe::to_mermaid(job.topology());
+  EXPECT_EQ(mermaid.rfind("flowchart LR\n", 0), 0u);
+  EXPECT_NE(mermaid.find("subgraph g1 [\"increment (farm, 2 replicas)\"]"), std::string::npos)
+      << mermaid;
+  EXPECT_NE(mermaid.find("-- \"by key (fused)\" -->"), std::string::npos) << mermaid;
+
+  // Graphviz itself must accept what we wrote (installed by tools/install-deps).
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no graphviz";
+  const std::string path = ::testing::TempDir() + "spate_topology_test.dot";
+  std::ofstream(path) << dot;
+  EXPECT_EQ(std::system(("dot -Tsvg " + path + " -o " + path + ".svg").c_str()), 0) << dot;
+  std::ofstream(path) << collapsed;
+  EXPECT_EQ(std::system(("dot -Tsvg " + path + " -o " + path + ".svg").c_str()), 0) << collapsed;
+}
+
+TEST(watch, workers_report_their_time_and_tasks) {
+  spate::worker_pool pool(two_workers());
+  std::uint64_t received = 0;
+  flow::graph job(keyed_job(10'000, received));
+  job.run(pool);
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, pool, "main");
+  const auto s = registry.snapshot();
+  ASSERT_EQ(s.find("spate_worker_tasks_total")->samples.size(), 2u);
+  const double tasks = *s.value("spate_worker_tasks_total", {{"worker", "0"}}) +
+                       *s.value("spate_worker_tasks_total", {{"worker", "1"}});
+  EXPECT_GT(tasks, 0);
+  EXPECT_TRUE(s.value("spate_worker_parks_total", {{"pool", "main"}}).has_value());
+}
+
+TEST(watch, actors_report_messages_handled_and_their_mailbox) {
+  struct adder : spate::event_based_actor {
+    spate::behavior make_behavior() override {
+      return spate::behavior{[this](int x) { sum += x; },
+                             [this](const std::string&) { return sum; }};
+    }
+    long sum = 0;
+  };
+  spate::actor_system_config config;
+  config.scheduler.threads = 2;
+  spate::actor_system system(config);
+  spate::spawn_options named;
+  named.name = "adder";
+  auto a = system.spawn_with<adder>(named);
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, system);
+  for (int i = 1; i <= 100; ++i) spate::send(a, i);
+  EXPECT_EQ(spate::request<long>(a, std::string("sum?"), 10s).get(), 5050);
+  const auto s = registry.snapshot();
+  EXPECT_EQ(s.value("spate_actor_messages_handled_total", {{"actor", "adder"}}), 101);
+  EXPECT_EQ(s.value("spate_actor_mailbox_length", {{"actor", "adder"}}), 0);
+  EXPECT_EQ(s.value("spate_actors_live"), 1);
+}
+
+namespace {
+struct ticker : spate::reactor::reactor {
+  spate::reactor::timer tick{this, "tick", 0ms, 10ms};
+  int count = 0;
+  explicit ticker(context ctx) : reactor(ctx) {
+    reaction("count").triggers(tick).body([this] { ++count; });
+  }
+};
+}  // namespace
+
+TEST(watch, a_reactor_program_reports_tags_and_reactions) {
+  spate::runtime_config config;
+  config.scheduler = two_workers();
+  spate::runtime rt(config);
+  spate::reactor::environment_options options;
+  options.fast = true;
+  options.timeout = 90ms;  // ticks at 0, 10, ..., 90 ms
+  spate::reactor::environment env{rt, options};
+  auto& t = env.make_top<ticker>("ticker");
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, env, "ticks");
+  env.run();
+  const auto s = registry.snapshot();
+  EXPECT_EQ(t.count, 10);
+  EXPECT_EQ(s.value("spate_reactor_reactions_executed_total", {{"program", "ticks"}}), 10);
+  EXPECT_GE(*s.value("spate_reactor_tags_total"), 10);
+}
+
+TEST(progress_reporter, lines_give_share_rate_and_time_left) {
+  observe::progress_options options;
+  options.title = "job";
+  options.unit = "lines";
+  options.total = 10'000'000;
+  EXPECT_EQ(observe::progress_reporter::line(options, 4'200'000, 2.0),
+            "job: 42.0% (4.20 M of 10.00 M lines), 2.10 M lines/s, about 2.8 s left");
+  options.total = 0;
+  EXPECT_EQ(observe::progress_reporter::line(options, 1500, 1.0), "job: 1500 lines, 1500 lines/s");
+}
+
+TEST(progress_reporter, reports_a_running_graph_until_stopped) {
+  spate::worker_pool pool(two_workers());
+  std::vector<std::string> lines;
+  std::mutex m;
+  std::uint64_t received = 0;
+  constexpr std::uint64_t n = 2000;
+  flow::graph job(
+      flow::pipeline(flow::generate<int>(n, [](std::size_t i) { return int(i); }).named("numbers"),
+                     flow::map([](int& x) {
+                       std::this_thread::sleep_for(50us);
+                       return x;
+                     }),
+                     flow::sink([&](int&) { ++received; }).named("count")));
+  {
+    observe::progress_reporter reporter(
+        observe::items_through(job, "count"),
+        {.title = "slow", .total = n, .period = 20ms, .print = [&](const std::string& line) {
+           const std::lock_guard lock(m);
+           lines.push_back(line);
+         }});
+    job.run(pool);
+    std::this_thread::sleep_for(50ms);
+    EXPECT_EQ(observe::items_through(job, "count")(), n);
+    EXPECT_EQ(observe::items_through(job, "numbers")(), n);
+    EXPECT_EQ(observe::items_through(job, "count#")(), 0u);
+  }
+  const std::lock_guard lock(m);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines.front().rfind("slow: ", 0), 0u);
+  EXPECT_NE(lines.back().find("100.0% (2000 of 2000 items)"), std::string::npos) << lines.back();
+}
