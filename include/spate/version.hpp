@@ -15,7 +15,7 @@ namespace spate {
 inline constexpr int version_major = SPATE_VERSION_MAJOR;
 inline constexpr int version_minor = SPATE_VERSION_MINOR;
 inline constexpr int version_patch = SPATE_VERSION_PATCH;
-// "major.minor.patch"
+/// "major.minor.patch"
 inline constexpr const char* version_string =
     SPATE_VERSION_DETAIL_JOIN(SPATE_VERSION_MAJOR, SPATE_VERSION_MINOR, SPATE_VERSION_PATCH);
 

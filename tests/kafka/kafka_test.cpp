@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "spate/flow.hpp"
+#include "spate/kafka/admin.hpp"
 #include "spate/kafka/sink.hpp"
 #include "spate/kafka/source.hpp"
 
@@ -40,35 +41,11 @@ spate::worker_pool& pool() {
 }
 
 // A fresh topic per test (the broker outlives the tests of one ctest run).
-std::string create_topic(const std::string& prefix, int partitions) {
+std::string fresh_topic(const std::string& prefix, int partitions) {
   static std::atomic<int> counter{0};
   const std::string name =
       prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-  char error[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(conf, "bootstrap.servers", brokers().c_str(), error, sizeof error);
-  rd_kafka_t* admin = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
-  rd_kafka_NewTopic_t* topic =
-      rd_kafka_NewTopic_new(name.c_str(), partitions, 1, error, sizeof error);
-  rd_kafka_queue_t* queue = rd_kafka_queue_new(admin);
-  rd_kafka_CreateTopics(admin, &topic, 1, nullptr, queue);
-  rd_kafka_event_t* result = rd_kafka_queue_poll(queue, 30'000);
-  std::string failure;
-  if (result == nullptr) {
-    failure = "no answer from the broker";
-  } else {
-    size_t n = 0;
-    const rd_kafka_topic_result_t** results =
-        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(result), &n);
-    if (n != 1 || rd_kafka_topic_result_error(results[0]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      failure = n == 1 ? rd_kafka_topic_result_error_string(results[0]) : "no result";
-    }
-    rd_kafka_event_destroy(result);
-  }
-  rd_kafka_queue_destroy(queue);
-  rd_kafka_NewTopic_destroy(topic);
-  rd_kafka_destroy(admin);
-  if (!failure.empty()) throw std::runtime_error("creating topic " + name + ": " + failure);
+  kafka::create_topic(brokers(), name, partitions);
   return name;
 }
 
@@ -97,7 +74,7 @@ kafka::consumer_options reading(const std::string& topic, const std::string& gro
 }  // namespace
 
 TEST(kafka, records_written_by_the_sink_are_read_once_in_key_order_and_committed) {
-  const std::string topic = create_topic("roundtrip", 4);
+  const std::string topic = fresh_topic("roundtrip", 4);
   constexpr int n = 20'000;
   produce(topic, n, 50);
 
@@ -140,7 +117,7 @@ TEST(kafka, records_written_by_the_sink_are_read_once_in_key_order_and_committed
 }
 
 TEST(kafka, a_job_that_fails_midway_loses_nothing_when_its_group_restarts) {
-  const std::string topic = create_topic("restart", 3);
+  const std::string topic = fresh_topic("restart", 3);
   constexpr int n = 30'000;
   produce(topic, n, 30);
 
@@ -175,7 +152,7 @@ TEST(kafka, a_job_that_fails_midway_loses_nothing_when_its_group_restarts) {
 }
 
 TEST(kafka, two_consumers_in_one_group_split_the_partitions_and_survive_one_leaving) {
-  const std::string topic = create_topic("scale", 4);
+  const std::string topic = fresh_topic("scale", 4);
   constexpr int n = 40'000;
   produce(topic, n, 40);
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spate/actor.hpp"
@@ -189,7 +190,14 @@ TEST(watch, actors_report_messages_handled_and_their_mailbox) {
   auto watching = observe::watch(registry, system);
   for (int i = 1; i <= 100; ++i) spate::send(a, i);
   EXPECT_EQ(spate::request<long>(a, std::string("sum?"), 10s).get(), 5050);
-  const auto s = registry.snapshot();
+  // The counters move when an activation ends, which may be just after the reply is sent.
+  auto s = registry.snapshot();
+  for (int i = 0;
+       i < 500 && s.value("spate_actor_messages_handled_total", {{"actor", "adder"}}) != 101.0;
+       ++i) {
+    std::this_thread::sleep_for(10ms);
+    s = registry.snapshot();
+  }
   EXPECT_EQ(s.value("spate_actor_messages_handled_total", {{"actor", "adder"}}), 101);
   EXPECT_EQ(s.value("spate_actor_mailbox_length", {{"actor", "adder"}}), 0);
   EXPECT_EQ(s.value("spate_actors_live"), 1);

@@ -36,8 +36,8 @@ template <class R>
 class response_promise;
 
 namespace detail {
-// The response type of a handler result: R for a handler that replies later through a
-// response_promise<R>, the result itself otherwise.
+/// The response type of a handler result: R for a handler that replies later through a
+/// response_promise<R>, the result itself otherwise.
 template <class T>
 struct unwrap_promise {
   using type = T;
@@ -51,8 +51,8 @@ using unwrap_promise_t = typename unwrap_promise<T>::type;
 }  // namespace detail
 
 namespace detail {
-// An actor system's message counters, shared with its actors: an actor handle may outlive
-// the system, and a message that reaches the actor then is still counted.
+/// An actor system's message counters, shared with its actors: an actor handle may outlive
+/// the system, and a message that reaches the actor then is still counted.
 struct message_counters {
   std::atomic<std::uint64_t> dead_letters{0};
   std::atomic<std::uint64_t> unexpected{0};
@@ -80,31 +80,31 @@ class abstract_actor : public task {
   actor_system& system() const noexcept { return *system_; }
   bool is_terminated() const noexcept { return activation_.is_finished(); }
   virtual std::size_t mailbox_size() const noexcept = 0;
-  // Mailbox messages handled so far (any thread; metrics).
+  /// Mailbox messages handled so far (any thread; metrics).
   std::uint64_t messages_handled() const noexcept {
     return messages_handled_.load(std::memory_order_relaxed);
   }
 
-  // ---- used by send / request (any thread) ----
-  // Enqueues a type-erased message. Actors with a typed mailbox convert it to one of their
-  // types at run time, or report it as unexpected.
+  /// ---- used by send / request (any thread) ----
+  /// Enqueues a type-erased message. Actors with a typed mailbox convert it to one of their
+  /// types at run time, or report it as unexpected.
   virtual void enqueue_dynamic(std::any message, message_priority priority,
                                std::shared_ptr<response_sink> reply) = 0;
   void enqueue_control(control_message* m);
-  // Stops the actor after its current message (control queue, overtakes the mailbox).
+  /// Stops the actor after its current message (control queue, overtakes the mailbox).
   void kill(exit_reason reason);
-  // Counts and fails a message that reached a terminated actor.
+  /// Counts and fails a message that reached a terminated actor.
   void reject_after_termination(const std::shared_ptr<response_sink>& reply, const char* type_name);
 
-  // ---- used from inside the actor (its handlers) ----
+  /// ---- used from inside the actor (its handlers) ----
   actor self() { return actor(this); }
-  // Terminates once the current message is handled.
+  /// Terminates once the current message is handled.
   void quit(exit_reason reason = {});
-  // Links are bidirectional: when one side terminates with a non-normal reason, the other
-  // receives exit_msg; without an exit handler it then terminates with the same reason.
+  /// Links are bidirectional: when one side terminates with a non-normal reason, the other
+  /// receives exit_msg; without an exit handler it then terminates with the same reason.
   void link_to(const actor& other);
   void unlink_from(const actor& other);
-  // The monitor receives down_msg (any reason) when `other` terminates.
+  /// The monitor receives down_msg (any reason) when `other` terminates.
   void monitor(const actor& other);
   void set_exit_handler(std::function<void(exit_msg&)> handler) {
     exit_handler_ = std::move(handler);
@@ -113,15 +113,15 @@ class abstract_actor : public task {
     down_handler_ = std::move(handler);
   }
   void delayed_send_to_self(std::chrono::nanoseconds delay, std::any message);
-  // Inside a request's handler: takes the reply over, to answer later (or delegate) through
-  // the promise; the handler's own result is then not sent. Defined in response_promise.hpp.
+  /// Inside a request's handler: takes the reply over, to answer later (or delegate) through
+  /// the promise; the handler's own result is then not sent. Defined in response_promise.hpp.
   template <class R>
   response_promise<R> make_response_promise();
 
-  // ---- task ----
+  /// ---- task ----
   resume_result resume(std::size_t budget) final;
 
-  // ---- reference counting (actor_ref) ----
+  /// ---- reference counting (actor_ref) ----
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -130,35 +130,35 @@ class abstract_actor : public task {
  protected:
   abstract_actor();
 
-  // Runs once, in the actor's context, before the first message.
+  /// Runs once, in the actor's context, before the first message.
   virtual void initialize() {}
-  // Handles up to `budget` mailbox messages; returns how many it handled.
+  /// Handles up to `budget` mailbox messages; returns how many it handled.
   virtual std::size_t process_mailbox(std::size_t budget) = 0;
-  // The idle handshake: mark_mailbox() (consumer side, before publishing idle) and
-  // mailbox_grew_since() (after; reads only producer-side atomics, see mpsc_queue).
+  /// The idle handshake: mark_mailbox() (consumer side, before publishing idle) and
+  /// mailbox_grew_since() (after; reads only producer-side atomics, see mpsc_queue).
   virtual mailbox_mark mark_mailbox() const noexcept = 0;
   virtual bool mailbox_grew_since(const mailbox_mark& mark) const noexcept = 0;
-  // At termination: fails pending requests and counts the dropped messages.
+  /// At termination: fails pending requests and counts the dropped messages.
   virtual std::size_t drop_mailbox() = 0;
-  // Called once when the actor terminates, before links and monitors are told.
+  /// Called once when the actor terminates, before links and monitors are told.
   virtual void on_terminated(const exit_reason&) {}
 
-  // Schedules the actor if it is idle (called after every enqueue).
+  /// Schedules the actor if it is idle (called after every enqueue).
   void schedule_if_idle();
-  // Blocking actors override: they are woken instead of scheduled.
+  /// Blocking actors override: they are woken instead of scheduled.
   virtual void schedule_on_executor();
 
-  // Runs `f` for one message; turns an exception into termination (and a failed request).
+  /// Runs `f` for one message; turns an exception into termination (and a failed request).
   template <class F>
   void guarded(const std::shared_ptr<response_sink>& reply, F&& f) noexcept;
-  // guarded() for a mailbox message: while `f` runs, make_response_promise() may take
-  // `reply` over (leaving it null, so the caller sends no answer of its own).
+  /// guarded() for a mailbox message: while `f` runs, make_response_promise() may take
+  /// `reply` over (leaving it null, so the caller sends no answer of its own).
   template <class F>
   void handle_guarded(std::shared_ptr<response_sink>& reply, F&& f) noexcept {
     reply_scope scope(*this, reply);
     guarded(reply, std::forward<F>(f));
   }
-  // Makes `reply` the one make_response_promise() takes over, for the scope's lifetime.
+  /// Makes `reply` the one make_response_promise() takes over, for the scope's lifetime.
   class reply_scope {
    public:
     reply_scope(abstract_actor& self, std::shared_ptr<response_sink>& reply) noexcept
@@ -176,14 +176,14 @@ class abstract_actor : public task {
                            const std::string& exception_type) noexcept;
   void report_unexpected(const std::string& type_name, const std::shared_ptr<response_sink>& reply);
   void drain_control_queue();
-  // A request dropped with the mailbox at termination ends with dead_actor.
+  /// A request dropped with the mailbox at termination ends with dead_actor.
   void fail_dropped_request(const std::shared_ptr<response_sink>& reply) {
     if (reply) {
       reply->fail(request_error(request_error_code::dead_actor,
                                 "actor '" + name_ + "' terminated before replying"));
     }
   }
-  // Empties a mailbox queue at termination, failing the requests in it; returns the count.
+  /// Empties a mailbox queue at termination, failing the requests in it; returns the count.
   template <class Queue>
   std::size_t fail_and_drop_all(Queue& queue) {
     std::size_t dropped = 0;
@@ -197,11 +197,11 @@ class abstract_actor : public task {
   bool quit_requested() const noexcept { return quit_requested_; }
   const exit_reason& quit_reason_for_blocking() const noexcept { return quit_reason_; }
   bool control_is_empty() const noexcept { return control_.empty_approx(); }
-  // Messages found in the mailbox when the actor object is destroyed: sent while it
-  // terminated, after terminate() had emptied the mailbox. Mailbox owners call this from
-  // their destructor with what they dropped, so every message is handled or counted.
+  /// Messages found in the mailbox when the actor object is destroyed: sent while it
+  /// terminated, after terminate() had emptied the mailbox. Mailbox owners call this from
+  /// their destructor with what they dropped, so every message is handled or counted.
   void count_dead_letters(std::size_t n) noexcept {
-    // n is almost always 0: no read-modify-write on the system-wide counter then.
+    /// n is almost always 0: no read-modify-write on the system-wide counter then.
     if (n != 0 && counters_) counters_->dead_letters.fetch_add(n, std::memory_order_relaxed);
   }
   void terminate(exit_reason reason);
@@ -222,12 +222,12 @@ class abstract_actor : public task {
   executor* executor_ = nullptr;
   bool initialized_ = false;
   bool quit_requested_ = false;
-  std::atomic<std::uint64_t> messages_handled_{0};  // written by the running activation only
+  std::atomic<std::uint64_t> messages_handled_{0};  ///< written by the running activation only
   exit_reason quit_reason_;
-  std::shared_ptr<response_sink>* current_reply_ = nullptr;  // while a handler runs
+  std::shared_ptr<response_sink>* current_reply_ = nullptr;  ///< while a handler runs
   intrusive_mpsc_queue<control_message> control_;
 
-  actor_links links_;  // links and monitors (not hot paths)
+  actor_links links_;  ///< links and monitors (not hot paths)
   std::function<void(exit_msg&)> exit_handler_;
   std::function<void(down_msg&)> down_handler_;
 };

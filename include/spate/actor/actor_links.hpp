@@ -19,18 +19,18 @@ class abstract_actor;
 
 class actor_links {
  public:
-  // Links `a` (whose set is `a_links`) and `b` both ways. When `b` had already terminated,
-  // nothing is linked and its final reason is returned: the caller tells `a`.
+  /// Links `a` (whose set is `a_links`) and `b` both ways. When `b` had already terminated,
+  /// nothing is linked and its final reason is returned: the caller tells `a`.
   static std::optional<exit_reason> link(actor_links& a_links, const actor& a, actor_links& b_links,
                                          const actor& b);
   static void unlink(actor_links& a_links, const actor& a, actor_links& b_links, const actor& b);
 
-  // Adds a watcher; when this actor had already terminated, returns its final reason instead.
+  /// Adds a watcher; when this actor had already terminated, returns its final reason instead.
   std::optional<exit_reason> add_monitor(const actor& watcher);
-  // Forgets a linked peer (it terminated, or told us it is gone).
+  /// Forgets a linked peer (it terminated, or told us it is gone).
   void remove_link(const actor& peer);
 
-  // This actor terminated with `reason`: closes the set and returns whom to tell.
+  /// This actor terminated with `reason`: closes the set and returns whom to tell.
   struct to_notify {
     std::vector<actor> linked;
     std::vector<actor> monitors;

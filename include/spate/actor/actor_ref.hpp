@@ -21,7 +21,7 @@ class actor_ref {
  public:
   actor_ref() noexcept = default;
   actor_ref(std::nullptr_t) noexcept {}
-  // Adopts a new reference (the caller already counted it) when `add_ref` is false.
+  /// Adopts a new reference (the caller already counted it) when `add_ref` is false.
   explicit actor_ref(T* p, bool add_ref = true) noexcept : ptr_(p) {
     if (ptr_ != nullptr && add_ref) intrusive_add_ref(as_base());
   }
@@ -43,8 +43,8 @@ class actor_ref {
   }
 
   explicit operator bool() const noexcept { return ptr_ != nullptr; }
-  // The actor object. Calling its handlers from another thread is a data race: use it only
-  // for what actor_ref's own members offer, or from inside the actor itself.
+  /// The actor object. Calling its handlers from another thread is a data race: use it only
+  /// for what actor_ref's own members offer, or from inside the actor itself.
   T* get() const noexcept { return ptr_; }
 
   std::uint64_t id() const noexcept;

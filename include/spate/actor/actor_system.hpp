@@ -33,26 +33,26 @@
 
 namespace spate {
 
-// The configuration of a system that builds its own runtime: the runtime's.
+/// The configuration of a system that builds its own runtime: the runtime's.
 using actor_system_config = runtime_config;
 
 struct spawn_options {
-  std::string name;                       // default: the actor's type name
-  bool detached = false;                  // run on a thread of its own instead of the pool
-  std::optional<std::size_t> pin_to_cpu;  // with detached: pin that thread
+  std::string name;                       ///< default: the actor's type name
+  bool detached = false;                  ///< run on a thread of its own instead of the pool
+  std::optional<std::size_t> pin_to_cpu;  ///< with detached: pin that thread
 };
 
 class actor_system {
  public:
-  // On a runtime of its own, built from `config`.
+  /// On a runtime of its own, built from `config`.
   explicit actor_system(actor_system_config config = {});
-  // On a shared runtime, which must outlive the system.
+  /// On a shared runtime, which must outlive the system.
   explicit actor_system(runtime& rt);
-  ~actor_system();  // shutdown()
+  ~actor_system();  ///< shutdown()
   actor_system(const actor_system&) = delete;
   actor_system& operator=(const actor_system&) = delete;
 
-  // Spawns a class-based actor (derived from typed_actor<...> or event_based_actor).
+  /// Spawns a class-based actor (derived from typed_actor<...> or event_based_actor).
   template <class A, class... Args>
   actor_ref<A> spawn(Args&&... args) {
     return spawn_with<A>(spawn_options{}, std::forward<Args>(args)...);
@@ -69,7 +69,7 @@ class actor_system {
     return handle;
   }
 
-  // Spawns a dynamically typed actor from `init(self) -> behavior`.
+  /// Spawns a dynamically typed actor from `init(self) -> behavior`.
   template <class Init>
   requires std::is_invocable_r_v<behavior, Init, event_based_actor&> actor
   spawn(Init init, spawn_options options = {}) {
@@ -80,31 +80,31 @@ class actor_system {
     return handle;
   }
 
-  // Spawns a blocking actor running `body(self)` on a thread of its own. It terminates when
-  // `body` returns (normal), throws (unhandled_exception) or is killed (actor_exited).
+  /// Spawns a blocking actor running `body(self)` on a thread of its own. It terminates when
+  /// `body` returns (normal), throws (unhandled_exception) or is killed (actor_exited).
   actor spawn_blocking(std::function<void(blocking_actor&)> body, std::string name = "");
 
-  // Waits until every actor (scoped actors excepted) has terminated.
+  /// Waits until every actor (scoped actors excepted) has terminated.
   void await_all_actors_done();
   bool await_all_actors_done_for(std::chrono::nanoseconds timeout);
-  // Kills every actor (exit_code::user_shutdown), waits for them and joins the threads of
-  // blocking actors; with a runtime of its own, shuts that down too. Idempotent; also run
-  // by the destructor. Spawning afterwards throws std::logic_error.
-  // From inside an actor (a handler, a blocking actor's body), shutdown() would wait for
-  // itself and throws std::logic_error; call request_shutdown() there instead.
+  /// Kills every actor (exit_code::user_shutdown), waits for them and joins the threads of
+  /// blocking actors; with a runtime of its own, shuts that down too. Idempotent; also run
+  /// by the destructor. Spawning afterwards throws std::logic_error.
+  /// From inside an actor (a handler, a blocking actor's body), shutdown() would wait for
+  /// itself and throws std::logic_error; call request_shutdown() there instead.
   void shutdown();
-  // Kills every actor and refuses new spawns, without waiting; safe from any thread. The
-  // owner's shutdown() (or the destructor) then completes the shutdown.
+  /// Kills every actor and refuses new spawns, without waiting; safe from any thread. The
+  /// owner's shutdown() (or the destructor) then completes the shutdown.
   void request_shutdown();
 
   runtime& context() noexcept { return *runtime_; }
   worker_pool& scheduler() noexcept { return runtime_->pool(); }
   timer_service& timers() noexcept { return runtime_->timers(); }
   std::size_t running_actors() const;
-  // Handles to the live actors, except the system's own hidden ones (metrics, tools).
+  /// Handles to the live actors, except the system's own hidden ones (metrics, tools).
   std::vector<actor> live_actors() const;
-  // Threads of blocking actors not yet joined: those running plus ended ones not yet
-  // reaped (the next spawn_blocking joins those).
+  /// Threads of blocking actors not yet joined: those running plus ended ones not yet
+  /// reaped (the next spawn_blocking joins those).
   std::size_t blocking_thread_count() const;
   std::uint64_t dead_letters() const noexcept { return counters_->dead_letters.load(); }
   std::uint64_t unexpected_messages() const noexcept { return counters_->unexpected.load(); }
@@ -113,7 +113,7 @@ class actor_system {
  private:
   friend class abstract_actor;
   friend class scoped_actor;
-  // Gives a new actor its system, id and name.
+  /// Gives a new actor its system, id and name.
   void adopt(abstract_actor* a, std::string name);
   void launch(abstract_actor* a, spawn_options options, std::string default_name);
   void register_actor(abstract_actor* a, bool hidden);
@@ -121,7 +121,7 @@ class actor_system {
 
   void stop_actors();
 
-  std::unique_ptr<runtime> own_runtime_;  // when built without a shared one
+  std::unique_ptr<runtime> own_runtime_;  ///< when built without a shared one
   runtime* runtime_;
   std::size_t shutdown_step_ = 0;
   std::atomic<std::uint64_t> next_id_{1};
@@ -137,15 +137,15 @@ class actor_system {
   bool shut_down_ = false;
   struct blocking_thread {
     std::thread thread;
-    std::shared_ptr<std::atomic<bool>> finished;  // set as the thread's last step
+    std::shared_ptr<std::atomic<bool>> finished;  ///< set as the thread's last step
   };
   std::vector<blocking_thread> blocking_threads_;
 };
 
-// A blocking actor bound to the current thread's scope (for main() and tests):
-//   spate::scoped_actor self{system};
-//   spate::send(worker, job{self->self()});
-//   auto reply = self->receive<result>();
+/// A blocking actor bound to the current thread's scope (for main() and tests):
+///   spate::scoped_actor self{system};
+///   spate::send(worker, job{self->self()});
+///   auto reply = self->receive<result>();
 class scoped_actor {
  public:
   explicit scoped_actor(actor_system& system);

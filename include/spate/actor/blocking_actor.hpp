@@ -20,8 +20,8 @@
 
 namespace spate {
 
-// Thrown out of receive() when the actor was killed (by shutdown, a kill or a linked exit):
-// it unwinds the blocking actor's function, which then terminates with that reason.
+/// Thrown out of receive() when the actor was killed (by shutdown, a kill or a linked exit):
+/// it unwinds the blocking actor's function, which then terminates with that reason.
 class actor_exited : public std::runtime_error {
  public:
   explicit actor_exited(exit_reason reason)
@@ -37,10 +37,10 @@ class blocking_actor final : public abstract_actor {
   blocking_actor() = default;
   ~blocking_actor() override { count_dead_letters(drop_mailbox()); }
 
-  // Waits up to `timeout` for one message and runs the handler matching its type. Messages
-  // an earlier receive<T>() kept for later come first, oldest first, when a handler matches
-  // them; a new message no handler matches is reported as unexpected and also ends the wait.
-  // Returns false on time-out. Throws actor_exited when the actor has to stop.
+  /// Waits up to `timeout` for one message and runs the handler matching its type. Messages
+  /// an earlier receive<T>() kept for later come first, oldest first, when a handler matches
+  /// them; a new message no handler matches is reported as unexpected and also ends the wait.
+  /// Returns false on time-out. Throws actor_exited when the actor has to stop.
   template <class... Handlers>
   bool receive_for(std::chrono::nanoseconds timeout, Handlers&&... handlers) {
     behavior b(std::forward<Handlers>(handlers)...);
@@ -52,14 +52,14 @@ class blocking_actor final : public abstract_actor {
     return true;
   }
 
-  // Waits (without time-out) for a message of type T and returns it. Messages of other types
-  // stay in the mailbox, in order, for later receives (CAF's skip): the oldest T wins.
+  /// Waits (without time-out) for a message of type T and returns it. Messages of other types
+  /// stay in the mailbox, in order, for later receives (CAF's skip): the oldest T wins.
   template <class T>
   T receive() {
     return *receive_until<T>(std::chrono::steady_clock::time_point::max());
   }
 
-  // Like receive<T>() with a time-out: nullopt when no T came in time.
+  /// Like receive<T>() with a time-out: nullopt when no T came in time.
   template <class T>
   std::optional<T> receive_for(std::chrono::nanoseconds timeout) {
     return receive_until<T>(std::chrono::steady_clock::now() + timeout);
@@ -71,7 +71,7 @@ class blocking_actor final : public abstract_actor {
     return mailbox_.size_approx() + kept_count_.load(std::memory_order_relaxed);
   }
 
-  // Used by the system: terminates the actor from its own thread.
+  /// Used by the system: terminates the actor from its own thread.
   void finish(exit_reason reason) { terminate(std::move(reason)); }
 
  protected:
@@ -99,7 +99,7 @@ class blocking_actor final : public abstract_actor {
     return std::move(*std::any_cast<T>(&envelope->message));
   }
 
-  // The oldest kept message `wanted` accepts, removed from the kept ones.
+  /// The oldest kept message `wanted` accepts, removed from the kept ones.
   template <class Predicate>
   std::optional<dynamic_envelope> take_kept(Predicate wanted) {
     for (auto it = kept_.begin(); it != kept_.end(); ++it) {
@@ -121,9 +121,9 @@ class blocking_actor final : public abstract_actor {
   void run_handler(const behavior& b, dynamic_envelope& envelope);
 
   parking_event wake_;
-  mpsc_queue<dynamic_envelope> mailbox_;  // priorities are not distinguished here
-  // Messages receive<T>() skipped, in arrival order; older than anything in mailbox_. Owner
-  // thread only; the count is read by mailbox_size() from any thread.
+  mpsc_queue<dynamic_envelope> mailbox_;  ///< priorities are not distinguished here
+  /// Messages receive<T>() skipped, in arrival order; older than anything in mailbox_. Owner
+  /// thread only; the count is read by mailbox_size() from any thread.
   std::deque<dynamic_envelope> kept_;
   std::atomic<std::size_t> kept_count_{0};
 };

@@ -23,7 +23,7 @@ class event_based_actor : public abstract_actor {
  public:
   ~event_based_actor() override { count_dead_letters(drop_mailbox()); }
 
-  // Replaces the current behavior from the next message on.
+  /// Replaces the current behavior from the next message on.
   void become(behavior next) { behavior_ = std::move(next); }
 
   void enqueue_dynamic(std::any message, message_priority priority,
@@ -31,7 +31,7 @@ class event_based_actor : public abstract_actor {
   std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
 
  protected:
-  // The initial behavior; an actor whose behavior is empty terminates normally.
+  /// The initial behavior; an actor whose behavior is empty terminates normally.
   virtual behavior make_behavior() { return {}; }
 
   void initialize() override;
@@ -41,7 +41,7 @@ class event_based_actor : public abstract_actor {
     return mailbox_.grew_since(mark);
   }
   std::size_t drop_mailbox() override;
-  // Drops the behavior: its handlers often capture handles to other actors.
+  /// Drops the behavior: its handlers often capture handles to other actors.
   void on_terminated(const exit_reason&) override { behavior_ = behavior{}; }
 
  private:
@@ -49,7 +49,7 @@ class event_based_actor : public abstract_actor {
   two_priority_mailbox<dynamic_envelope> mailbox_;
 };
 
-// The actor behind actor_system::spawn(function).
+/// The actor behind actor_system::spawn(function).
 class function_actor final : public event_based_actor {
  public:
   explicit function_actor(std::function<behavior(event_based_actor&)> init)

@@ -6,10 +6,10 @@
 namespace spate {
 
 enum class exit_code {
-  normal,               // quit() without a reason, or its work was done
-  user_shutdown,        // actor_system::shutdown() stopped it
-  unhandled_exception,  // a handler threw; the message says what
-  killed,               // kill() from outside, or an exit propagated along a link
+  normal,               ///< quit() without a reason, or its work was done
+  user_shutdown,        ///< actor_system::shutdown() stopped it
+  unhandled_exception,  ///< a handler threw; the message says what
+  killed,               ///< kill() from outside, or an exit propagated along a link
 };
 
 struct exit_reason {
@@ -24,11 +24,11 @@ std::string to_string(exit_code code);
 std::string to_string(const exit_reason& reason);
 
 enum class request_error_code {
-  timeout,             // no response within the request's time-out
-  dead_actor,          // the receiver had terminated, or terminated before replying
-  unexpected_message,  // the receiver has no handler for the request's type
-  handler_failed,      // the receiver's handler threw
-  broken_promise,      // the receiver took the reply over (response_promise) and dropped it
+  timeout,             ///< no response within the request's time-out
+  dead_actor,          ///< the receiver had terminated, or terminated before replying
+  unexpected_message,  ///< the receiver has no handler for the request's type
+  handler_failed,      ///< the receiver's handler threw
+  broken_promise,      ///< the receiver took the reply over (response_promise) and dropped it
 };
 
 class request_error : public std::runtime_error {

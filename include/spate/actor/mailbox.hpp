@@ -16,7 +16,7 @@ namespace spate {
 
 enum class message_priority { normal, high };
 
-// Where the consumer stood in each queue when it decided to go idle.
+/// Where the consumer stood in each queue when it decided to go idle.
 struct mailbox_mark {
   std::size_t high = 0;
   std::size_t normal = 0;
@@ -25,15 +25,15 @@ struct mailbox_mark {
 template <class Envelope>
 class two_priority_mailbox {
  public:
-  // Any thread.
+  /// Any thread.
   void push(Envelope envelope, message_priority priority) {
     (priority == message_priority::high ? high_ : normal_).push(std::move(envelope));
   }
   std::size_t size_approx() const noexcept { return high_.size_approx() + normal_.size_approx(); }
 
-  // Hands up to `budget` messages to handle(envelope), high-priority ones first; normal ones
-  // only while take_normal() (an actor that cannot accept them now leaves them queued).
-  // Stops early when handle returns false (the actor quits). Returns how many it handled.
+  /// Hands up to `budget` messages to handle(envelope), high-priority ones first; normal ones
+  /// only while take_normal() (an actor that cannot accept them now leaves them queued).
+  /// Stops early when handle returns false (the actor quits). Returns how many it handled.
   template <class TakeNormal, class Handle>
   std::size_t drain(std::size_t budget, TakeNormal&& take_normal, Handle&& handle) {
     std::size_t handled = 0;
@@ -57,13 +57,13 @@ class two_priority_mailbox {
   mailbox_mark mark() const noexcept {
     return {high_.consumer_position(), normal_.consumer_position()};
   }
-  // Producer-side atomics only. Normal messages count only when `count_normal`.
+  /// Producer-side atomics only. Normal messages count only when `count_normal`.
   bool grew_since(const mailbox_mark& mark, bool count_normal = true) const noexcept {
     return high_.has_items_after(mark.high) ||
            (count_normal && normal_.has_items_after(mark.normal));
   }
 
-  // Removes every message, high first, passing each to `dropped(envelope)`; returns the count.
+  /// Removes every message, high first, passing each to `dropped(envelope)`; returns the count.
   template <class Dropped>
   std::size_t drop_all(Dropped dropped) {
     std::size_t count = 0;

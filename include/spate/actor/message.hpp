@@ -17,7 +17,7 @@
 
 namespace spate {
 
-// Marker result of a handler that returns nothing, delivered to requesters as std::any{}.
+/// Marker result of a handler that returns nothing, delivered to requesters as std::any{}.
 struct unit_t {};
 
 class behavior {
@@ -29,7 +29,7 @@ class behavior {
   }
 
   bool empty() const noexcept { return handlers_.empty(); }
-  // Whether a handler takes messages of this type.
+  /// Whether a handler takes messages of this type.
   bool handles(const std::type_info& type) const noexcept {
     for (const auto& h : handlers_) {
       if (*h.type == type) return true;
@@ -37,8 +37,8 @@ class behavior {
     return false;
   }
 
-  // Runs the first handler whose argument type equals the message's type. Returns nullopt
-  // when none matches; otherwise the handler's result (an empty std::any for void).
+  /// Runs the first handler whose argument type equals the message's type. Returns nullopt
+  /// when none matches; otherwise the handler's result (an empty std::any for void).
   std::optional<std::any> invoke(std::any& message) const {
     for (const auto& h : handlers_) {
       if (*h.type == message.type()) return h.call(message);

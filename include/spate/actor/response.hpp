@@ -26,26 +26,26 @@ class response_sink {
   using error_handler = std::function<void(const request_error&)>;
 
   explicit response_sink(std::string request_type) : request_type_(std::move(request_type)) {}
-  // A request always ends: a sink dropped unanswered (its message lost with a mailbox)
-  // fails its continuation with dead_actor.
+  /// A request always ends: a sink dropped unanswered (its message lost with a mailbox)
+  /// fails its continuation with dead_actor.
   ~response_sink();
   response_sink(const response_sink&) = delete;
   response_sink& operator=(const response_sink&) = delete;
 
   const std::string& request_type() const noexcept { return request_type_; }
-  // Both return whether this call completed the request.
+  /// Both return whether this call completed the request.
   bool deliver(std::any value);
   bool fail(request_error error);
-  // Blocks until completion or `deadline`; returns the value or throws request_error.
+  /// Blocks until completion or `deadline`; returns the value or throws request_error.
   std::any wait_until(std::chrono::steady_clock::time_point deadline);
-  // Runs the handlers in `requester`'s context once the request completes.
+  /// Runs the handlers in `requester`'s context once the request completes.
   void set_continuation(actor requester, value_handler on_value, error_handler on_error);
-  // The timer that fails this request on time-out; cancelled (and freed) on completion.
+  /// The timer that fails this request on time-out; cancelled (and freed) on completion.
   void set_timeout_timer(timer_service& timers, std::uint64_t id);
 
  private:
   void post_continuation_locked();
-  // Called after completing, outside the lock.
+  /// Called after completing, outside the lock.
   void cancel_timeout_timer();
 
   const std::string request_type_;
@@ -53,9 +53,9 @@ class response_sink {
   std::condition_variable completed_cv_;
   bool completed_ = false;
   std::optional<std::any> value_;
-  // The error as code and text, not as an exception object: std::runtime_error shares its
-  // message through a reference count that must not cross threads (and ThreadSanitizer
-  // cannot see inside libstdc++ to prove it safe).
+  /// The error as code and text, not as an exception object: std::runtime_error shares its
+  /// message through a reference count that must not cross threads (and ThreadSanitizer
+  /// cannot see inside libstdc++ to prove it safe).
   struct error_record {
     request_error_code code;
     std::string text;
@@ -80,14 +80,14 @@ class response {
         timeout_(timeout),
         system_(system) {}
 
-  // Blocks the calling thread until the response arrives; throws request_error on time-out,
-  // dead receiver, unexpected message or a failing handler. Calling it on a worker thread
-  // of the pool throws std::logic_error (it could block the worker the receiver needs):
-  // use then() inside actors.
+  /// Blocks the calling thread until the response arrives; throws request_error on time-out,
+  /// dead receiver, unexpected message or a failing handler. Calling it on a worker thread
+  /// of the pool throws std::logic_error (it could block the worker the receiver needs):
+  /// use then() inside actors.
   R get();
 
-  // Inside an actor: `on_value(R)` or `on_error(const request_error&)` runs later in
-  // `self`'s context.
+  /// Inside an actor: `on_value(R)` or `on_error(const request_error&)` runs later in
+  /// `self`'s context.
   template <class Self, class OnValue, class OnError>
   void then(Self& self, OnValue on_value, OnError on_error);
 

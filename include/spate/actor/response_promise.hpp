@@ -37,10 +37,10 @@ class response_promise {
 
   response_promise() = default;
 
-  // True while the promise still owes its requester an answer.
+  /// True while the promise still owes its requester an answer.
   bool pending() const noexcept { return state_ && state_->reply != nullptr; }
 
-  // Answers the request with `value` (no argument for response_promise<void>).
+  /// Answers the request with `value` (no argument for response_promise<void>).
   template <class... V>
   requires(std::is_void_v<R> ? sizeof...(V) == 0
                              : (sizeof...(V) == 1 &&
@@ -54,13 +54,13 @@ class response_promise {
     }
   }
 
-  // Fails the request with `error` (what the requester's error handler or get() sees).
+  /// Fails the request with `error` (what the requester's error handler or get() sees).
   void fail(const request_error& error) {
     if (auto reply = take()) reply->fail(request_error(error.code(), error.what()));
   }
 
-  // Passes the request on: `to`'s handler for `message` answers the original requester.
-  // For a typed receiver the compiler checks that its handler's result is R.
+  /// Passes the request on: `to`'s handler for `message` answers the original requester.
+  /// For a typed receiver the compiler checks that its handler's result is R.
   template <class D, class T>
   void delegate(const actor_ref<D>& to, T&& message) {
     if constexpr (typed_actor_type<D> && !std::is_void_v<R>) {
@@ -76,7 +76,7 @@ class response_promise {
  private:
   friend class abstract_actor;
 
-  // Shared by the copies; the last one to go fails a request nobody answered.
+  /// Shared by the copies; the last one to go fails a request nobody answered.
   struct state {
     explicit state(std::shared_ptr<response_sink> r) : reply(std::move(r)) {}
     ~state() {

@@ -36,8 +36,8 @@ void enqueue(const actor_ref<D>& to, T&& message, message_priority priority,
 
 struct deduce_response {};
 
-// The response type of a request: R when named, else the typed receiver's handler result
-// (evaluated lazily: a dynamic receiver has no handler to inspect).
+/// The response type of a request: R when named, else the typed receiver's handler result
+/// (evaluated lazily: a dynamic receiver has no handler to inspect).
 template <class R, class D, class T>
 struct response_type {
   using type = R;
@@ -64,8 +64,8 @@ void send(message_priority priority, const actor_ref<D>& to, T&& message) {
   detail::enqueue(to, std::forward<T>(message), priority, nullptr, "spate::send");
 }
 
-// Sends `message` after `delay`: a timer on the runtime's workers holds the message until
-// then. Returns the timer's id, for rt.timers().cancel(id) (true: the message was not sent).
+/// Sends `message` after `delay`: a timer on the runtime's workers holds the message until
+/// then. Returns the timer's id, for rt.timers().cancel(id) (true: the message was not sent).
 template <class D, class T>
 std::uint64_t delayed_send(const actor_ref<D>& to, std::chrono::nanoseconds delay, T&& message) {
   detail::checked_target(to, "spate::delayed_send");
@@ -76,8 +76,8 @@ std::uint64_t delayed_send(const actor_ref<D>& to, std::chrono::nanoseconds dela
   });
 }
 
-// Sends a request. For a typed receiver the response type is its handler's result type;
-// for a dynamic receiver, name it: request<int>(worker, job{}, 1s).
+/// Sends a request. For a typed receiver the response type is its handler's result type;
+/// for a dynamic receiver, name it: request<int>(worker, job{}, 1s).
 template <class R = detail::deduce_response, class D, class T>
 auto request(const actor_ref<D>& to, T&& message, std::chrono::nanoseconds timeout) {
   using result = typename detail::response_type<R, D, T>::type;
@@ -110,8 +110,8 @@ R response<R>::get() {
 template <class R>
 template <class Self, class OnValue, class OnError>
 void response<R>::then(Self& self, OnValue on_value, OnError on_error) {
-  // The timer holds the sink, so the time-out fires even if everybody else dropped it; the
-  // sink cancels (and so frees) the timer when the reply comes first.
+  /// The timer holds the sink, so the time-out fires even if everybody else dropped it; the
+  /// sink cancels (and so frees) the timer when the reply comes first.
   const std::string type = sink_->request_type();
   const auto timer = system_->timers().schedule_after(timeout_, [sink = sink_, type] {
     sink->fail(request_error(request_error_code::timeout, "request '" + type + "' timed out"));

@@ -70,7 +70,7 @@ class typed_actor : public abstract_actor {
 
   std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
 
-  // A typed handle to this actor (for sending to itself or handing out).
+  /// A typed handle to this actor (for sending to itself or handing out).
   actor_ref<Derived> typed_self() { return actor_ref<Derived>(&derived()); }
 
  protected:
@@ -78,9 +78,9 @@ class typed_actor : public abstract_actor {
     if constexpr (requires(Derived & d) { d.on_start(); }) derived().on_start();
   }
 
-  // Runs on every termination (quit, kill, shutdown, exception, linked exit). Release
-  // handles to other actors here: two actors holding handles to each other keep each
-  // other's memory alive after both terminated.
+  /// Runs on every termination (quit, kill, shutdown, exception, linked exit). Release
+  /// handles to other actors here: two actors holding handles to each other keep each
+  /// other's memory alive after both terminated.
   void on_terminated(const exit_reason&) override {
     if constexpr (requires(Derived & d) { d.on_stop(); }) derived().on_stop();
   }
@@ -148,8 +148,8 @@ concept typed_actor_type = requires {
   typename D::typed_actor_tag;
 };
 
-// The result type of D's handler for T (void when it returns nothing; response_promise<R>
-// when it replies later).
+/// The result type of D's handler for T (void when it returns nothing; response_promise<R>
+/// when it replies later).
 template <class D, class T>
 using handler_result_t = decltype(std::declval<D&>().on(std::declval<std::decay_t<T>&>()));
 

@@ -54,7 +54,7 @@ struct interface_signature<R(T)> {
                                     std::shared_ptr<response_sink>);
 };
 
-// The signature of message T in Signatures... (void when there is none).
+/// The signature of message T in Signatures... (void when there is none).
 template <class T, class... Signatures>
 struct signature_for {
   using type = void;
@@ -117,7 +117,7 @@ class typed_handle<actor_interface<Signatures...>> {
   }
 
   explicit operator bool() const noexcept { return static_cast<bool>(actor_); }
-  // The untyped handle (links, monitors, identity).
+  /// The untyped handle (links, monitors, identity).
   const actor& untyped() const noexcept { return actor_; }
   std::uint64_t id() const noexcept { return actor_.id(); }
   const std::string& name() const noexcept { return actor_.name(); }
@@ -127,7 +127,7 @@ class typed_handle<actor_interface<Signatures...>> {
     return a.actor_ == b.actor_;
   }
 
-  // Used by send / request (actor/send.hpp): enqueues into the implementation's mailbox.
+  /// Used by send / request (actor/send.hpp): enqueues into the implementation's mailbox.
   template <class T>
   void enqueue(T&& message, message_priority priority, std::shared_ptr<response_sink> reply,
                const char* what) const {
@@ -176,7 +176,7 @@ void send(message_priority priority, const typed_handle<I>& to, T&& message) {
   to.enqueue(std::forward<T>(message), priority, nullptr, "spate::send");
 }
 
-// The response type is the interface's: request(handle, get_count{}, 1s) -> response<long>.
+/// The response type is the interface's: request(handle, get_count{}, 1s) -> response<long>.
 template <class I, class T>
 auto request(const typed_handle<I>& to, T&& message, std::chrono::nanoseconds timeout) {
   using result = typename typed_handle<I>::template response_t<T>;

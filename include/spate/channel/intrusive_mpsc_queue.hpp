@@ -33,13 +33,13 @@ class intrusive_mpsc_queue {
   intrusive_mpsc_queue(const intrusive_mpsc_queue&) = delete;
   intrusive_mpsc_queue& operator=(const intrusive_mpsc_queue&) = delete;
 
-  // Any thread.
+  /// Any thread.
   void push(Node* node) noexcept {
     size_->fetch_add(1, std::memory_order_relaxed);
     link(node);
   }
 
-  // Consumer only. Returns nullptr when empty.
+  /// Consumer only. Returns nullptr when empty.
   Node* pop() noexcept {
     intrusive_mpsc_link* head = *head_;
     intrusive_mpsc_link* next = head->next_in_queue.load(std::memory_order_acquire);
@@ -64,7 +64,7 @@ class intrusive_mpsc_queue {
     return static_cast<Node*>(head);
   }
 
-  // Any thread; approximate while producers are active.
+  /// Any thread; approximate while producers are active.
   bool empty_approx() const noexcept { return size_->load(std::memory_order_acquire) <= 0; }
   std::size_t size_approx() const noexcept {
     const auto n = size_->load(std::memory_order_acquire);
@@ -75,7 +75,7 @@ class intrusive_mpsc_queue {
   void link(intrusive_mpsc_link* node) noexcept {
     node->next_in_queue.store(nullptr, std::memory_order_relaxed);
     intrusive_mpsc_link* previous = tail_->exchange(node, std::memory_order_acq_rel);
-    // Between the exchange and this store the list is briefly cut; pop() waits it out.
+    /// Between the exchange and this store the list is briefly cut; pop() waits it out.
     previous->next_in_queue.store(node, std::memory_order_release);
   }
 

@@ -29,8 +29,8 @@ namespace spate {
 
 template <class T>
 class mpsc_queue {
-  // A value is constructed in a slot already reserved: a throwing move there would leave a
-  // hole that the consumer waits on forever.
+  /// A value is constructed in a slot already reserved: a throwing move there would leave a
+  /// hole that the consumer waits on forever.
   static_assert(std::is_nothrow_move_constructible_v<T>,
                 "spate::mpsc_queue<T>: T must be nothrow move constructible");
 
@@ -51,8 +51,8 @@ class mpsc_queue {
     delete spare_->load(std::memory_order_relaxed);
   }
 
-  // Any thread. Never fails once it has a T: a conversion or copy that may throw runs
-  // before a slot is reserved (it may throw; nothing is then changed).
+  /// Any thread. Never fails once it has a T: a conversion or copy that may throw runs
+  /// before a slot is reserved (it may throw; nothing is then changed).
   template <class U = T>
   void push(U&& value) {
     if constexpr (!std::is_nothrow_constructible_v<T, U&&>) {
@@ -97,14 +97,14 @@ class mpsc_queue {
   }
 
  public:
-  // Consumer only: the oldest element, or nullptr when none is ready. Valid until pop().
+  /// Consumer only: the oldest element, or nullptr when none is ready. Valid until pop().
   T* front() noexcept {
     slot& s = consumer_->current->slots[consumer_->index % lap];
     if (s.ready.load(std::memory_order_seq_cst) == 0) return nullptr;
     return s.get();
   }
 
-  // Consumer only: removes the element front() returned.
+  /// Consumer only: removes the element front() returned.
   void pop() noexcept {
     const std::size_t offset = consumer_->index % lap;
     slot& s = consumer_->current->slots[offset];
@@ -130,19 +130,19 @@ class mpsc_queue {
     return true;
   }
 
-  // Consumer only; seq_cst (see the header comment).
+  /// Consumer only; seq_cst (see the header comment).
   bool has_ready_item() noexcept { return front() != nullptr; }
 
-  // The consumer's position, to be compared later with has_items_after(). This pair lets a
-  // consumer that has just published "idle" ask "did anything arrive?" without touching
-  // consumer-side state, which by then may belong to a new activation on another thread.
+  /// The consumer's position, to be compared later with has_items_after(). This pair lets a
+  /// consumer that has just published "idle" ask "did anything arrive?" without touching
+  /// consumer-side state, which by then may belong to a new activation on another thread.
   std::size_t consumer_position() const noexcept { return consumer_->index; }
-  // Any thread: true when a producer reserved a position at or after `position`.
+  /// Any thread: true when a producer reserved a position at or after `position`.
   bool has_items_after(std::size_t position) const noexcept {
     return tail_index_->load(std::memory_order_seq_cst) > position;
   }
 
-  // Any thread; counts reserved positions, so it may include items still being written.
+  /// Any thread; counts reserved positions, so it may include items still being written.
   std::size_t size_approx() const noexcept {
     const std::size_t head = head_index_->load(std::memory_order_acquire);
     const std::size_t tail = tail_index_->load(std::memory_order_acquire);

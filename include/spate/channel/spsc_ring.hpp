@@ -25,11 +25,11 @@ class spsc_ring {
     alignas(T) unsigned char storage[sizeof(T)];
     T* get() noexcept { return std::launder(reinterpret_cast<T*>(storage)); }
   };
-  // Neighbouring slots hold neighbouring elements (read_batch::contiguous_data).
+  /// Neighbouring slots hold neighbouring elements (read_batch::contiguous_data).
   static_assert(sizeof(slot) == sizeof(T));
 
  public:
-  // Capacity is rounded up to a power of two (so index wrap is a mask, not a division).
+  /// Capacity is rounded up to a power of two (so index wrap is a mask, not a division).
   explicit spsc_ring(std::size_t capacity)
       : mask_(round_up_to_power_of_two(capacity) - 1),
         slots_(static_cast<slot*>(
@@ -44,7 +44,7 @@ class spsc_ring {
     ::operator delete[](slots_, std::align_val_t{alignof(slot)});
   }
 
-  // Producer side. Returns false (and leaves `value` untouched) when the ring is full.
+  /// Producer side. Returns false (and leaves `value` untouched) when the ring is full.
   template <class U = T>
   bool try_push(U&& value) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
     const std::size_t tail = producer_->tail;
@@ -58,11 +58,11 @@ class spsc_ring {
     return true;
   }
 
-  // Producer side, batched: a window of free slots, filled without publishing each
-  // element; commit() publishes what was written with one release store. A producer that
-  // writes through windows touches the shared index once per window instead of once per
-  // element. While a window is open, only commit() may follow (no try_push): try_push
-  // starts from the committed tail.
+  /// Producer side, batched: a window of free slots, filled without publishing each
+  /// element; commit() publishes what was written with one release store. A producer that
+  /// writes through windows touches the shared index once per window instead of once per
+  /// element. While a window is open, only commit() may follow (no try_push): try_push
+  /// starts from the committed tail.
   class write_window {
    public:
     bool full() const noexcept { return next_ == end_; }
@@ -73,10 +73,10 @@ class spsc_ring {
       ::new (&slots_[next_ & mask_].storage) T(std::forward<U>(value));
       ++next_;
     }
-    // Constructs up to `max` elements from make(0), make(1), ... in slots that lie next to
-    // each other (up to where the ring wraps); returns how many. A plain loop over
-    // neighbouring slots, which the compiler may vectorise. If make() throws, the elements
-    // made before it stay in the window.
+    /// Constructs up to `max` elements from make(0), make(1), ... in slots that lie next to
+    /// each other (up to where the ring wraps); returns how many. A plain loop over
+    /// neighbouring slots, which the compiler may vectorise. If make() throws, the elements
+    /// made before it stay in the window.
     template <class Make>
     std::size_t emplace_contiguous(std::size_t max, Make&& make) {
       const std::size_t at = next_ & mask_;
@@ -104,7 +104,7 @@ class spsc_ring {
     std::size_t end_ = 0;
   };
 
-  // Up to `max` free slots at the tail (refreshing the cached head when fewer are known).
+  /// Up to `max` free slots at the tail (refreshing the cached head when fewer are known).
   write_window reserve(std::size_t max) noexcept {
     const std::size_t tail = producer_->tail;
     if (capacity() - (tail - producer_->cached_head) < max) {
@@ -118,7 +118,7 @@ class spsc_ring {
     w.end_ = tail + (free < max ? free : max);
     return w;
   }
-  // Publishes the window's elements; returns how many were new. The window stays usable.
+  /// Publishes the window's elements; returns how many were new. The window stays usable.
   std::size_t commit(write_window& w) noexcept {
     const std::size_t added = w.next_ - w.start_;
     if (added != 0) {
@@ -130,7 +130,7 @@ class spsc_ring {
     return added;
   }
 
-  // Consumer side: the front element, or nullptr when empty. Valid until pop().
+  /// Consumer side: the front element, or nullptr when empty. Valid until pop().
   T* front() noexcept {
     const std::size_t head = consumer_->head;
     if (head == consumer_->cached_tail) {
@@ -140,13 +140,13 @@ class spsc_ring {
     return slots_[head & mask_].get();
   }
 
-  // Consumer side: removes the front element; front() must have returned non-null.
+  /// Consumer side: removes the front element; front() must have returned non-null.
   void pop() noexcept { pop_n(1); }
 
-  // Consumer side, batched: up to `max` readable elements (re-reading the producer's index
-  // only when the cached one says none), as a value the caller keeps in registers; then
-  // pop_n() removes the first n of them with one index store. A consumer that drains in
-  // batches touches the shared index once per batch instead of once per element.
+  /// Consumer side, batched: up to `max` readable elements (re-reading the producer's index
+  /// only when the cached one says none), as a value the caller keeps in registers; then
+  /// pop_n() removes the first n of them with one index store. A consumer that drains in
+  /// batches touches the shared index once per batch instead of once per element.
   class read_batch {
    public:
     std::size_t size() const noexcept { return count_; }
@@ -154,8 +154,8 @@ class spsc_ring {
       assert(k < count_);
       return *slots_[(head_ + k) & mask_].get();
     }
-    // The elements from the k-th on that lie next to each other in memory (up to where the
-    // ring wraps), and a pointer to the first: loops over them need no index masking.
+    /// The elements from the k-th on that lie next to each other in memory (up to where the
+    /// ring wraps), and a pointer to the first: loops over them need no index masking.
     std::size_t contiguous(std::size_t k) const noexcept {
       const std::size_t at = (head_ + k) & mask_;
       const std::size_t to_wrap = mask_ + 1 - at;
@@ -193,7 +193,7 @@ class spsc_ring {
     head_->store(head + n, std::memory_order_release);
   }
 
-  // Consumer side: moves the front element out into `out`. Returns false when empty.
+  /// Consumer side: moves the front element out into `out`. Returns false when empty.
   bool try_pop(T& out) noexcept(std::is_nothrow_move_assignable_v<T>) {
     T* item = front();
     if (item == nullptr) return false;
@@ -202,8 +202,8 @@ class spsc_ring {
     return true;
   }
 
-  // Approximate number of elements; exact when called by the producer or consumer while
-  // the other side is idle. Safe from any thread.
+  /// Approximate number of elements; exact when called by the producer or consumer while
+  /// the other side is idle. Safe from any thread.
   std::size_t size_approx() const noexcept {
     const std::size_t head = head_->load(std::memory_order_acquire);
     const std::size_t tail = tail_->load(std::memory_order_acquire);

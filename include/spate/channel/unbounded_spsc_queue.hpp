@@ -35,7 +35,7 @@ class unbounded_spsc_queue {
     delete spare_->load(std::memory_order_relaxed);
   }
 
-  // Producer side; never fails.
+  /// Producer side; never fails.
   template <class U = T>
   void push(U&& value) {
     segment* tail = *producer_segment_;
@@ -49,7 +49,7 @@ class unbounded_spsc_queue {
     pushed_->store(pushed_->load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
 
-  // Consumer side: the front element or nullptr. Valid until pop().
+  /// Consumer side: the front element or nullptr. Valid until pop().
   T* front() noexcept {
     for (;;) {
       segment* head = *consumer_segment_;

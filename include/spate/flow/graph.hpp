@@ -24,7 +24,7 @@
 
 namespace spate::flow {
 
-// A node's identity and counters, for tests, metrics and topology pictures.
+/// A node's identity and counters, for tests, metrics and topology pictures.
 struct node_info {
   std::string name;
   std::string kind;
@@ -32,23 +32,23 @@ struct node_info {
   std::uint64_t items_out;
   std::uint64_t activations;
   std::uint64_t output_blocked;
-  std::chrono::nanoseconds busy;  // zero unless graph_options::measure_busy_time
-  std::size_t queued = 0;         // items waiting in its input edges (approximate while it runs)
+  std::chrono::nanoseconds busy;  ///< zero unless graph_options::measure_busy_time
+  std::size_t queued = 0;         ///< items waiting in its input edges (approximate while it runs)
 };
 
-// One edge: a bounded SPSC queue from one node replica to another (indices into
-// topology::nodes).
+/// One edge: a bounded SPSC queue from one node replica to another (indices into
+/// topology::nodes).
 struct edge_info {
   std::size_t from;
   std::size_t to;
   std::size_t capacity;
-  std::size_t queued;  // approximate while the graph runs
-  std::string route;   // how `from` picks this edge among its outputs; empty: its only one
+  std::size_t queued;  ///< approximate while the graph runs
+  std::string route;   ///< how `from` picks this edge among its outputs; empty: its only one
 };
 
-// The graph as it was built: every node replica (routers and collectors included) and
-// every edge. Farm replicas are named "name#i"; a fused farm has no router, so its edges
-// run from every upstream replica to every replica.
+/// The graph as it was built: every node replica (routers and collectors included) and
+/// every edge. Farm replicas are named "name#i"; a fused farm has no router, so its edges
+/// run from every upstream replica to every replica.
 struct topology {
   std::vector<node_info> nodes;
   std::vector<edge_info> edges;
@@ -72,11 +72,11 @@ class graph {
 
   graph(const graph&) = delete;
   graph& operator=(const graph&) = delete;
-  // A graph destroyed while it runs is cancelled and waited for first: its nodes on
-  // threads the graph owns must not outlive those threads. On a worker of its own pool
-  // (a graph actor stopping) a graph with no such nodes is only cancelled, since waiting
-  // there could need the very worker it blocks; its tasks keep their shared state alive
-  // until they end.
+  /// A graph destroyed while it runs is cancelled and waited for first: its nodes on
+  /// threads the graph owns must not outlive those threads. On a worker of its own pool
+  /// (a graph actor stopping) a graph with no such nodes is only cancelled, since waiting
+  /// there could need the very worker it blocks; its tasks keep their shared state alive
+  /// until they end.
   ~graph() {
     if (state_ && !waited_) {
       state_->cancel();
@@ -88,10 +88,10 @@ class graph {
     }
   }
 
-  // Runs the graph on the runtime's pool until every sink has seen the end of the stream.
-  // Rethrows the first node failure as node_error (after cancelling and draining the rest).
+  /// Runs the graph on the runtime's pool until every sink has seen the end of the stream.
+  /// Rethrows the first node failure as node_error (after cancelling and draining the rest).
   void run(runtime& rt) { run(rt.pool()); }
-  // The same on a bare pool.
+  /// The same on a bare pool.
   void run(worker_pool& pool) {
     if (pool.is_worker_thread()) {
       throw std::logic_error(
@@ -101,16 +101,16 @@ class graph {
     start(pool);
     finish_run();
   }
-  // Runs on a runtime of its own, configured as every runtime is (the SPATE_* environment
-  // variables apply).
+  /// Runs on a runtime of its own, configured as every runtime is (the SPATE_* environment
+  /// variables apply).
   void run() {
     runtime rt;
     run(rt);
   }
 
-  // Starts without waiting (graph actors); wait() blocks until the end. `on_finished`, if
-  // given, runs once on a worker when the graph has finished, with the failure's text
-  // (empty on success); it must not block.
+  /// Starts without waiting (graph actors); wait() blocks until the end. `on_finished`, if
+  /// given, runs once on a worker when the graph has finished, with the failure's text
+  /// (empty on success); it must not block.
   void start(runtime& rt, std::function<void(const std::string&)> on_finished = nullptr) {
     start(rt.pool(), std::move(on_finished));
   }
@@ -131,10 +131,10 @@ class graph {
   }
   bool finished() const { return state_ && state_->finished(); }
 
-  // Every node replica's counters. Empty before the first start; the last run's after it.
-  // Any thread, also while the graph runs (a metrics scrape).
+  /// Every node replica's counters. Empty before the first start; the last run's after it.
+  /// Any thread, also while the graph runs (a metrics scrape).
   std::vector<node_info> nodes() const { return topology().nodes; }
-  // Nodes and edges of the current (or last) run; empty before the first start. Any thread.
+  /// Nodes and edges of the current (or last) run; empty before the first start. Any thread.
   flow::topology topology() const {
     const auto state = current_state();
     return state ? detail::read_topology(*state) : flow::topology{};
@@ -149,7 +149,7 @@ class graph {
     const std::lock_guard lock(state_mutex_);
     state_ = std::move(state);
   }
-  // A reader on another thread (metrics) may race with a restart that replaces the state.
+  /// A reader on another thread (metrics) may race with a restart that replaces the state.
   std::shared_ptr<detail::graph_state> current_state() const {
     const std::lock_guard lock(state_mutex_);
     return state_;
@@ -168,10 +168,10 @@ class graph {
 
   graph_options options_;
   std::function<void(detail::builder&)> build_;
-  mutable std::mutex state_mutex_;  // guards replacing state_ against current_state()
+  mutable std::mutex state_mutex_;  ///< guards replacing state_ against current_state()
   std::shared_ptr<detail::graph_state> state_;
   std::vector<std::unique_ptr<dedicated_thread>> threads_;
-  bool waited_ = true;  // no run in progress that the destructor must end
+  bool waited_ = true;  ///< no run in progress that the destructor must end
   worker_pool* pool_ = nullptr;
 };
 

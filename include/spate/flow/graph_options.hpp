@@ -6,23 +6,23 @@
 namespace spate::flow {
 
 struct graph_options {
-  std::size_t channel_capacity = 1024;  // items per edge (rounded up to a power of two)
-  // Plain farms get no router stage: the stage in front applies the farm's policy (farm
-  // fusion, flow/detail/builder.hpp). false: every farm has a router (the paper's unfused skeleton, for comparisons).
+  std::size_t channel_capacity = 1024;  ///< items per edge (rounded up to a power of two)
+  /// Plain farms get no router stage: the stage in front applies the farm's policy (farm
+  /// fusion, flow/detail/builder.hpp). false: every farm has a router (the paper's unfused skeleton, for comparisons).
   bool fuse_farms = true;
-  // Items a node handles per activation before it yields its worker; 0 uses the pool's
-  // task_budget (which is sized for actor messages). Stream items are cheap, and each
-  // activation costs scheduling and wake-ups, so nodes work in larger batches: with 64,
-  // a farm_chain spent most of its time activating tasks, 16 items at a time.
+  /// Items a node handles per activation before it yields its worker; 0 uses the pool's
+  /// task_budget (which is sized for actor messages). Stream items are cheap, and each
+  /// activation costs scheduling and wake-ups, so nodes work in larger batches: with 64,
+  /// a farm_chain spent most of its time activating tasks, 16 items at a time.
   std::size_t items_per_activation = 1024;
-  // Times every activation (two clock reads each) and reports it as node_info::busy: the
-  // node whose replicas are busy all the time is the one that limits the graph.
+  /// Times every activation (two clock reads each) and reports it as node_info::busy: the
+  /// node whose replicas are busy all the time is the one that limits the graph.
   bool measure_busy_time = false;
-  // A run() or wait() that sees no progress (no item in or out, no activation, anywhere in
-  // the graph) for this long prints every task's state to stderr, once per stall, to
-  // diagnose a stuck job. Zero: never. Counters move when an activation ends, so one
-  // activation that runs longer than this (up to items_per_activation slow items) counts
-  // as a stall too; the report shows which task was running.
+  /// A run() or wait() that sees no progress (no item in or out, no activation, anywhere in
+  /// the graph) for this long prints every task's state to stderr, once per stall, to
+  /// diagnose a stuck job. Zero: never. Counters move when an activation ends, so one
+  /// activation that runs longer than this (up to items_per_activation slow items) counts
+  /// as a stall too; the report shows which task was running.
   std::chrono::milliseconds stall_report_after = std::chrono::seconds(30);
 };
 

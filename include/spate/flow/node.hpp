@@ -29,19 +29,19 @@ struct node_access;
 class node_task_base;
 }  // namespace detail
 
-// What a source's produce() may return besides bool (true: more, false: ended): a source
-// fed from outside says `wait` when it has nothing now; it must then offer
-// `bool has_news() const` (atomics only) and be woken with wake() when input arrives.
+/// What a source's produce() may return besides bool (true: more, false: ended): a source
+/// fed from outside says `wait` when it has nothing now; it must then offer
+/// `bool has_news() const` (atomics only) and be woken with wake() when input arrives.
 enum class produce_status { more, wait, ended };
 
-// What every node knows about its place in the graph.
+/// What every node knows about its place in the graph.
 class node_context {
  public:
   std::size_t replica_index() const noexcept { return replica_; }
   std::size_t replica_count() const noexcept { return replicas_; }
 
  protected:
-  // The task running this node (valid from on_start on), for waking it from outside.
+  /// The task running this node (valid from on_start on), for waking it from outside.
   detail::node_task_base* running_task() const noexcept { return task_; }
 
  private:
@@ -61,15 +61,15 @@ class node : public node_context {
   void on_stop() {}
 
  protected:
-  // Sends to the next stage, routed by that stage's policy. Never drops: when the next
-  // queue is full, the item waits in this node's output buffer and the node suspends
-  // after the current consume() (or produce()) returns, until the consumer makes room.
+  /// Sends to the next stage, routed by that stage's policy. Never drops: when the next
+  /// queue is full, the item waits in this node's output buffer and the node suspends
+  /// after the current consume() (or produce()) returns, until the consumer makes room.
   [[gnu::always_inline]] void send_next(Out&& item) { port_->send(std::move(item)); }
   void send_next(const Out& item) { port_->send(Out(item)); }
 
-  // Sends only when the destination queue holds fewer than `max_queue_length` items; with
-  // round-robin or random routing every replica's queue is tried before failing. Returns
-  // false and leaves `item` untouched otherwise (paper, Sect. 4: flow control at sources).
+  /// Sends only when the destination queue holds fewer than `max_queue_length` items; with
+  /// round-robin or random routing every replica's queue is tried before failing. Returns
+  /// false and leaves `item` untouched otherwise (paper, Sect. 4: flow control at sources).
   bool send_next_if(Out&& item, std::size_t max_queue_length) {
     return port_->send_if(item, max_queue_length);
   }
@@ -79,7 +79,7 @@ class node : public node_context {
   output_port<Out>* port_ = nullptr;
 };
 
-// Sinks have no output.
+/// Sinks have no output.
 template <class In>
 class node<In, void> : public node_context {
  public:
@@ -89,8 +89,8 @@ class node<In, void> : public node_context {
   void on_stop() {}
 };
 
-// Sources: implement `bool produce()`, which sends zero or more items and returns false
-// once the stream has ended. It is called repeatedly, a batch per activation.
+/// Sources: implement `bool produce()`, which sends zero or more items and returns false
+/// once the stream has ended. It is called repeatedly, a batch per activation.
 template <class Out>
 using source = node<void, Out>;
 

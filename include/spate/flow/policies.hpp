@@ -7,17 +7,17 @@
 
 namespace spate::flow {
 
-// The default ("forward" in FastFlow's terms). Items go to the replicas in turn, in runs
-// of `run_length`: every replica gets the same share (to within one run), and each edge
-// receives a batch at a time, which its consumer takes in one activation.
+/// The default ("forward" in FastFlow's terms). Items go to the replicas in turn, in runs
+/// of `run_length`: every replica gets the same share (to within one run), and each edge
+/// receives a batch at a time, which its consumer takes in one activation.
 struct round_robin {
   static constexpr std::size_t run_length = 128;
 };
 struct random_choice {};
-struct least_loaded {};  // the replica with the shortest input queue
-struct broadcast {};     // every replica; one shared, reference-counted copy
+struct least_loaded {};  ///< the replica with the shortest input queue
+struct broadcast {};     ///< every replica; one shared, reference-counted copy
 
-// Same key, same replica, always: replica = hash(key(item)) % replicas.
+/// Same key, same replica, always: replica = hash(key(item)) % replicas.
 template <class KeyFn>
 struct by_key {
   KeyFn key;
@@ -25,7 +25,7 @@ struct by_key {
 template <class KeyFn>
 by_key(KeyFn) -> by_key<KeyFn>;
 
-// `choose(item, replicas)` returns the replica index (taken modulo `replicas`).
+/// `choose(item, replicas)` returns the replica index (taken modulo `replicas`).
 template <class ChooseFn>
 struct custom_policy {
   ChooseFn choose;
@@ -36,7 +36,7 @@ custom_policy(ChooseFn) -> custom_policy<ChooseFn>;
 template <class P>
 inline constexpr bool is_broadcast_v = std::is_same_v<P, broadcast>;
 
-// The policy as a topology picture labels the edges it routes (observe/topology.hpp).
+/// The policy as a topology picture labels the edges it routes (observe/topology.hpp).
 template <class P>
 constexpr const char* policy_name() noexcept {
   if constexpr (std::is_same_v<P, round_robin>) {

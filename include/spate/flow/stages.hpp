@@ -24,8 +24,8 @@ namespace spate::flow {
 
 struct stage_options {
   std::string name;
-  bool dedicated_thread = false;          // run on a thread of its own instead of the pool
-  std::optional<std::size_t> pin_to_cpu;  // with dedicated_thread
+  bool dedicated_thread = false;          ///< run on a thread of its own instead of the pool
+  std::optional<std::size_t> pin_to_cpu;  ///< with dedicated_thread
 };
 
 template <class N>
@@ -79,8 +79,8 @@ template <class W, class P>
 struct is_stage<farm_stage<W, P>> : std::true_type {};
 
 namespace detail {
-// The member a node type must define, checked where the user names the node, so that a
-// misspelled consume() or produce() is reported with its name instead of deep in a task.
+/// The member a node type must define, checked where the user names the node, so that a
+/// misspelled consume() or produce() is reported with its name instead of deep in a task.
 template <class N>
 constexpr bool check_node_members() {
   using In = typename N::input_type;
@@ -99,7 +99,7 @@ constexpr bool check_node_members() {
 }
 }  // namespace detail
 
-// Anything a pipeline accepts: a stage descriptor, or a node object (copied per replica).
+/// Anything a pipeline accepts: a stage descriptor, or a node object (copied per replica).
 template <class X>
 concept stage_like = is_stage<std::decay_t<X>>::value || node_type<std::decay_t<X>>;
 
@@ -118,7 +118,7 @@ auto as_stage(X&& x) {
   }
 }
 
-// A node built in place for each replica: make_stage<tokenizer>(",").
+/// A node built in place for each replica: make_stage<tokenizer>(",").
 template <class N, class... Args>
 node_stage<N> make_stage(Args... args) {
   static_assert(node_type<N>, "make_stage<N>: N must derive from spate::flow::node<In, Out>");
@@ -128,8 +128,8 @@ node_stage<N> make_stage(Args... args) {
 
 namespace detail {
 
-// Instantiated only when two stages disagree, so the compiler's message names the
-// position and both types: "link_type_mismatch<1, std::string, int>".
+/// Instantiated only when two stages disagree, so the compiler's message names the
+/// position and both types: "link_type_mismatch<1, std::string, int>".
 template <std::size_t Position, class Produces, class Consumes>
 struct link_type_mismatch {
   static_assert(std::is_same_v<Produces, Consumes>,
@@ -156,7 +156,7 @@ auto pipeline(Stages&&... stages) {
       tuple_type(as_stage(std::forward<Stages>(stages))...)};
 }
 
-// `replicas` copies of `worker` (a node, or a pipeline of nodes), fed by `policy`.
+/// `replicas` copies of `worker` (a node, or a pipeline of nodes), fed by `policy`.
 template <stage_like Worker, class Policy = round_robin>
 auto farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   auto w = as_stage(std::forward<Worker>(worker));
@@ -166,8 +166,8 @@ auto farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   return farm_stage<decltype(w), Policy>{std::move(w), replicas, std::move(policy), false, "farm"};
 }
 
-// A farm whose output keeps the input order (a collector restores it). Workers must be
-// single nodes; they may send any number of items per input.
+/// A farm whose output keeps the input order (a collector restores it). Workers must be
+/// single nodes; they may send any number of items per input.
 template <stage_like Worker, class Policy = round_robin>
 auto ordered_farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   auto f = farm(std::forward<Worker>(worker), replicas, std::move(policy));
@@ -203,8 +203,8 @@ template <class F, class In, class Out>
 struct map_node : node<In, Out> {
   F f;
   explicit map_node(F fn) : f(std::move(fn)) {}
-  // One output per input: node_task moves whole batches through apply(); consume() is the
-  // per-item form of the same thing.
+  /// One output per input: node_task moves whole batches through apply(); consume() is the
+  /// per-item form of the same thing.
   Out apply(In& item) { return f(item); }
   void consume(In& item) { this->send_next(apply(item)); }
 };
@@ -218,7 +218,7 @@ struct filter_node : node<T, T> {
   }
 };
 
-// What flat_map's function receives to send items: emit(item).
+/// What flat_map's function receives to send items: emit(item).
 template <class Out>
 class emitter {
  public:
@@ -260,7 +260,7 @@ struct generator_node : node<void, Out> {
     this->send_next(make_next());
     return next != count;
   }
-  // Counted: node_task may make whole batches (node_task::consume_some).
+  /// Counted: node_task may make whole batches (node_task::consume_some).
   std::size_t remaining() const { return count - next; }
   Out make_next() { return f(next++); }
 };
@@ -285,7 +285,7 @@ node_stage<N> lambda_stage(N n, const char* name) {
 }  // namespace detail
 
 namespace detail {
-// A lambda whose parameter type can be read off (not a generic `auto` lambda).
+/// A lambda whose parameter type can be read off (not a generic `auto` lambda).
 template <class F>
 concept has_fixed_signature = requires {
   &std::decay_t<F>::operator();
@@ -293,7 +293,7 @@ concept has_fixed_signature = requires {
 || std::is_function_v<std::remove_pointer_t<std::decay_t<F>>>;
 }  // namespace detail
 
-// In -> f(In): one output per input. map<In>(f) names the input type, for generic lambdas.
+/// In -> f(In): one output per input. map<In>(f) names the input type, for generic lambdas.
 template <class In, class F>
 requires(!std::is_void_v<In>) auto map(F f) {
   using Out = std::decay_t<std::invoke_result_t<F&, In&>>;
@@ -311,7 +311,7 @@ auto map(F f) {
   }
 }
 
-// Keeps the items for which pred(item) is true. filter<T>(pred) for generic lambdas.
+/// Keeps the items for which pred(item) is true. filter<T>(pred) for generic lambdas.
 template <class T, class F>
 requires(!std::is_void_v<T>) auto filter(F pred) {
   return detail::lambda_stage(detail::filter_node<F, T>(std::move(pred)), "filter");
@@ -326,16 +326,16 @@ auto filter(F pred) {
   }
 }
 
-// f(In&, emit) calls emit(Out) any number of times: flat_map<std::string>([](std::string&
-// line, auto emit) { for (...) emit(word); }).
+/// f(In&, emit) calls emit(Out) any number of times: flat_map<std::string>([](std::string&
+/// line, auto emit) { for (...) emit(word); }).
 template <class Out, class F>
 auto flat_map(F f) {
-  // A generic lambda (auto emit) is resolved with the emitter type.
+  /// A generic lambda (auto emit) is resolved with the emitter type.
   using In = typename detail::two_argument_signature_with<F, detail::emitter<Out>>::first;
   return detail::lambda_stage(detail::flat_map_node<F, In, Out>(std::move(f)), "flat_map");
 }
 
-// Calls f(item) for every item. sink<In>(f) for generic lambdas.
+/// Calls f(item) for every item. sink<In>(f) for generic lambdas.
 template <class In, class F>
 requires(!std::is_void_v<In>) auto sink(F f) {
   return detail::lambda_stage(detail::sink_node<F, In>(std::move(f)), "sink");
@@ -350,20 +350,20 @@ auto sink(F f) {
   }
 }
 
-// A source of `count` items f(0), f(1), ...
+/// A source of `count` items f(0), f(1), ...
 template <class Out, class F>
 auto generate(std::size_t count, F f) {
   return detail::lambda_stage(detail::generator_node<F, Out>(std::move(f), count), "source");
 }
 
-// A source that calls f() -> std::optional<Out> until it returns nullopt.
+/// A source that calls f() -> std::optional<Out> until it returns nullopt.
 template <class F>
 auto source_from(F f) {
   using Out = typename std::invoke_result_t<F&>::value_type;
   return detail::lambda_stage(detail::optional_source_node<F, Out>(std::move(f)), "source");
 }
 
-// A source over a copy of `items`.
+/// A source over a copy of `items`.
 template <class Container>
 auto from_range(Container items) {
   using Out = typename Container::value_type;

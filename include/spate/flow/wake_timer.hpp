@@ -58,14 +58,14 @@ namespace spate::flow {
 class wake_timer {
  public:
   wake_timer() = default;
-  // Stage prototypes are copied into the graph before they start: a copy is a timer that
-  // has not started.
+  /// Stage prototypes are copied into the graph before they start: a copy is a timer that
+  /// has not started.
   wake_timer(const wake_timer&) : wake_timer() {}
   wake_timer& operator=(const wake_timer&) = delete;
   ~wake_timer() { detach(); }
 
-  // Starts ticking every `period` (> 0) from now, on the runtime the node's graph runs on.
-  // Call from the node's on_start() (its own thread).
+  /// Starts ticking every `period` (> 0) from now, on the runtime the node's graph runs on.
+  /// Call from the node's on_start() (its own thread).
   void start(node_context& node, std::chrono::nanoseconds period) {
     if (period <= std::chrono::nanoseconds::zero())
       throw std::invalid_argument("spate::flow::wake_timer: the period must be > 0");
@@ -90,16 +90,16 @@ class wake_timer {
     shared_->id = id;
   }
 
-  // Atomics only (the node's has_news() runs in its idle re-check).
+  /// Atomics only (the node's has_news() runs in its idle re-check).
   bool due() const noexcept { return shared_ && shared_->due.load(std::memory_order_acquire); }
 
-  // The node's own thread: true when at least one tick came since the last take().
+  /// The node's own thread: true when at least one tick came since the last take().
   bool take() noexcept {
     return shared_ && shared_->due.exchange(false, std::memory_order_acq_rel);
   }
 
-  // Cancels the timer; after it returns the timer no longer touches the node's task. Call it
-  // while the graph runs (on_stop()). Idempotent.
+  /// Cancels the timer; after it returns the timer no longer touches the node's task. Call it
+  /// while the graph runs (on_stop()). Idempotent.
   void stop() noexcept {
     if (!shared_) return;
     timer_service::timer_id id = 0;
@@ -121,8 +121,8 @@ class wake_timer {
 
   struct shared_state {
     std::mutex mutex;
-    detail::node_task_base* task = nullptr;  // guarded by mutex
-    timer_service::timer_id id = 0;          // guarded by mutex
+    detail::node_task_base* task = nullptr;  ///< guarded by mutex
+    timer_service::timer_id id = 0;          ///< guarded by mutex
     worker_pool* pool = nullptr;
     std::atomic<bool> due{false};
   };

@@ -21,16 +21,16 @@
 
 namespace spate::flow {
 
-// Closes a graph actor's input; the output actor receives one after the last item. When a
-// node fails instead, the graph actor terminates with exit_code::unhandled_exception and a
-// reason naming the node (link to it or monitor it to learn of that); the error is also
-// reported through the system's error reporter.
+/// Closes a graph actor's input; the output actor receives one after the last item. When a
+/// node fails instead, the graph actor terminates with exit_code::unhandled_exception and a
+/// reason naming the node (link to it or monitor it to learn of that); the error is also
+/// reported through the system's error reporter.
 struct end_of_stream {};
 
 namespace detail {
 
 struct graph_finished {
-  std::string failure;  // empty: the stream ended normally
+  std::string failure;  ///< empty: the stream ended normally
 };
 
 template <class T>
@@ -83,16 +83,16 @@ class graph_actor
     channel_->closed.store(true, std::memory_order_release);
     channel_->wake();
   }
-  // The typed_actor hook: items (and end_of_stream behind them) stay in the mailbox while
-  // the graph's input ring is full.
+  /// The typed_actor hook: items (and end_of_stream behind them) stay in the mailbox while
+  /// the graph's input ring is full.
   bool accepting_messages() const noexcept { return channel_->has_room(); }
-  // The mailbox plus the items in the graph's input ring: what a pacing sender should read.
+  /// The mailbox plus the items in the graph's input ring: what a pacing sender should read.
   std::size_t mailbox_size() const noexcept override {
     return this->typed_actor<graph_actor<In>, In, end_of_stream,
                              detail::graph_finished>::mailbox_size() +
            channel_->size();
   }
-  // Called by the feed source when the ring drained to half (on the source's task).
+  /// Called by the feed source when the ring drained to half (on the source's task).
   void input_has_room() { this->schedule_if_idle(); }
 
   void on(detail::graph_finished& f) {
@@ -103,10 +103,10 @@ class graph_actor
     this->system().report_error("spate::flow graph actor '" + this->name() + "': " + f.failure);
     this->quit(exit_reason{exit_code::unhandled_exception, f.failure});
   }
-  // Drops the graph: its sink holds a handle to this actor, so keeping it would be a cycle.
-  // Unfinished tasks keep the graph's state alive until they end (cancelled here).
+  /// Drops the graph: its sink holds a handle to this actor, so keeping it would be a cycle.
+  /// Unfinished tasks keep the graph's state alive until they end (cancelled here).
   void on_stop() {
-    // A finished graph's tasks have all ended: nothing reads on_room any more.
+    /// A finished graph's tasks have all ended: nothing reads on_room any more.
     if (!graph_ || graph_->finished()) channel_->on_room = nullptr;
     if (graph_ && !graph_->finished()) graph_->cancel();
     graph_.reset();
@@ -119,9 +119,9 @@ class graph_actor
   std::unique_ptr<graph> graph_;
 };
 
-// Spawns `stage` (In -> Out, neither a source nor a sink) as an actor on `system`'s pool.
-// Its input is bounded: options.channel_capacity items in flight into the graph; beyond
-// that, items wait in the actor's mailbox, and mailbox_size() counts both.
+/// Spawns `stage` (In -> Out, neither a source nor a sink) as an actor on `system`'s pool.
+/// Its input is bounded: options.channel_capacity items in flight into the graph; beyond
+/// that, items wait in the actor's mailbox, and mailbox_size() counts both.
 template <class Stage>
 auto spawn_graph(actor_system& system, Stage stage, spate::actor output,
                  graph_options options = {}) {

@@ -29,8 +29,8 @@ struct action_forwarder : typed_actor<action_forwarder<T>, T> {
   reactor::physical_action<T>* action;
 };
 
-// An actor that schedules `action` with every T it receives. The action's program must
-// outlive the actor's last message (stop the actor, or the actor system, first).
+/// An actor that schedules `action` with every T it receives. The action's program must
+/// outlive the actor's last message (stop the actor, or the actor system, first).
 template <class T>
 actor_ref<action_forwarder<T>> spawn_action_forwarder(actor_system& system,
                                                       reactor::physical_action<T>& action) {

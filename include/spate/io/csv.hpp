@@ -24,18 +24,19 @@
 
 namespace spate::io {
 
+/// How csv_source reads.
 struct csv_options {
-  char separator = ',';
-  bool header = true;  // the first line names the columns (used in error messages)
-  bool check_utf8 = true;
+  char separator = ',';    ///< between fields
+  bool header = true;      ///< the first line names the columns (used in error messages)
+  bool check_utf8 = true;  ///< rows that are not UTF-8 are malformed records
 };
 
 template <class T>
 concept csv_column = std::is_same_v<T, std::string> || std::is_same_v<T, bool> ||
     std::is_integral_v<T> || std::is_floating_point_v<T>;
 
-// Splits one line into fields; false with `error` set when a quote is not closed or text
-// follows a closing quote.
+/// Splits one line into fields; false with `error` set when a quote is not closed or text
+/// follows a closing quote.
 bool split_csv_line(std::string_view line, char separator, std::vector<std::string>& fields,
                     std::string& error);
 
@@ -47,7 +48,7 @@ inline std::string_view trim_spaces(std::string_view s) {
   return s;
 }
 
-// Converts a field; returns what is wrong with it, or an empty string.
+/// Converts a field; returns what is wrong with it, or an empty string.
 template <csv_column T>
 std::string convert_field(const std::string& field, T& out) {
   if constexpr (std::is_same_v<T, std::string>) {
@@ -122,7 +123,7 @@ class csv_reader : public flow::source<std::tuple<Columns...>> {
   bool convert_all(std::uint64_t number, row& r, std::index_sequence<I...>) {
     std::string error;
     std::size_t column = 0;
-    // Stops at the first bad field (&& short-circuits).
+    /// Stops at the first bad field (&& short-circuits).
     const bool ok =
         ((column = I, error = convert_field(fields_[I], std::get<I>(r)), error.empty()) && ...);
     if (!ok) {
@@ -132,7 +133,7 @@ class csv_reader : public flow::source<std::tuple<Columns...>> {
     return ok;
   }
 
-  line_input lines_;  // the line source's reader: UTF-8 checks included
+  line_input lines_;  ///< the line source's reader: UTF-8 checks included
   std::shared_ptr<input_errors> errors_;
   csv_options options_;
   bool header_read_ = false;

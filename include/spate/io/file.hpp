@@ -25,19 +25,21 @@
 
 namespace spate::io {
 
+/// A line of text and its number in the input.
 struct text_line {
-  std::uint64_t number;  // from 1
-  std::string text;      // without the line break ("\r\n" counts as one)
+  std::uint64_t number;  ///< from 1
+  std::string text;      ///< without the line break ("\r\n" counts as one)
 };
 
+/// How line_source reads.
 struct line_source_options {
-  bool check_utf8 = true;
-  std::size_t lines_per_activation = 256;
+  bool check_utf8 = true;                  ///< lines that are not UTF-8 are malformed records
+  std::size_t lines_per_activation = 256;  ///< lines read per activation of the source
 };
 
 namespace detail {
 
-// Reads a file's lines one at a time, recording (and skipping) those that are not UTF-8.
+/// Reads a file's lines one at a time, recording (and skipping) those that are not UTF-8.
 class line_input {
  public:
   line_input(std::string path, std::shared_ptr<input_errors> errors, bool check_utf8)
@@ -47,7 +49,7 @@ class line_input {
     file_.open(path_, std::ios::binary);
     if (!file_) throw std::runtime_error(std::string(who) + ": cannot open '" + path_ + "'");
   }
-  // The next well-formed line, or nullopt at the end of the file.
+  /// The next well-formed line, or nullopt at the end of the file.
   std::optional<text_line> next_line() {
     std::string text;
     while (std::getline(file_, text)) {
@@ -126,15 +128,15 @@ class line_writer : public flow::node<std::string, void> {
 
 }  // namespace detail
 
-// A source of the file's lines in order; one replica (a file is read sequentially).
+/// A source of the file's lines in order; one replica (a file is read sequentially).
 inline auto line_source(std::string path, std::shared_ptr<input_errors> errors,
                         line_source_options options = {}) {
   if (!errors) throw std::invalid_argument("spate::io::line_source: errors must not be null");
   return flow::make_stage<detail::line_reader>(path, errors, options).named("lines(" + path + ")");
 }
 
-// A sink writing each string as a line (truncates the file first). Write errors fail the
-// graph with the path named.
+/// A sink writing each string as a line (truncates the file first). Write errors fail the
+/// graph with the path named.
 inline auto file_sink(std::string path) {
   return flow::make_stage<detail::line_writer>(path).named("file(" + path + ")");
 }

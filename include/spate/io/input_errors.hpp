@@ -10,32 +10,37 @@
 
 namespace spate::io {
 
+/// One malformed record: where it was and what is wrong with it.
 struct input_error {
-  std::uint64_t line;  // from 1
-  std::string reason;
+  std::uint64_t line;  ///< its line number, from 1
+  std::string reason;  ///< what is wrong, e.g. "not valid UTF-8 at byte 5"
 };
 
-// Threading: record() from any thread (the lock is taken only for malformed records);
-// readers take a consistent copy.
+/// Malformed records: a count and the first few, with line numbers and reasons.
+/// Threading: record() from any thread (the lock is taken only for malformed records);
+/// readers take a consistent copy.
 class input_errors {
  public:
+  /// Keeps the first `examples_kept` records in full; counts all of them.
   explicit input_errors(std::size_t examples_kept = 5) : examples_kept_(examples_kept) {}
 
+  /// Records one malformed record (any thread).
   void record(std::uint64_t line, std::string reason) {
     const std::lock_guard lock(mutex_);
     ++count_;
     if (examples_.size() < examples_kept_) examples_.push_back({line, std::move(reason)});
   }
+  /// Malformed records so far.
   std::uint64_t count() const {
     const std::lock_guard lock(mutex_);
     return count_;
   }
-  // The first few, in the order they were recorded.
+  /// The first few, in the order they were recorded.
   std::vector<input_error> examples() const {
     const std::lock_guard lock(mutex_);
     return examples_;
   }
-  // "3 malformed records skipped; the first: line 7: ..." (or "no malformed records").
+  /// "3 malformed records skipped; the first: line 7: ..." (or "no malformed records").
   void report(std::ostream& out, const std::string& what) const {
     const std::lock_guard lock(mutex_);
     if (count_ == 0) {
@@ -55,8 +60,8 @@ class input_errors {
   std::size_t examples_kept_;
 };
 
-// The byte offset of the first byte that breaks UTF-8 (overlong forms, surrogates and code
-// points past U+10FFFF included), or npos when `text` is valid.
+/// The byte offset of the first byte that breaks UTF-8 (overlong forms, surrogates and code
+/// points past U+10FFFF included), or npos when `text` is valid.
 std::size_t first_invalid_utf8(const std::string& text) noexcept;
 
 }  // namespace spate::io

@@ -29,18 +29,20 @@
 
 namespace spate::io {
 
-// A listening socket (RAII). Threading: accept_one() from one thread at a time.
+/// A listening socket (RAII). Threading: accept_one() from one thread at a time.
 class tcp_listener {
  public:
-  // Throws std::runtime_error naming the address when it cannot listen. Port 0: any free.
+  /// Throws std::runtime_error naming the address when it cannot listen. Port 0: any free.
   explicit tcp_listener(int port = 0, std::string address = "127.0.0.1");
   ~tcp_listener();
   tcp_listener(const tcp_listener&) = delete;
   tcp_listener& operator=(const tcp_listener&) = delete;
 
+  /// The port it listens on (the one chosen when constructed with 0).
   int port() const noexcept { return port_; }
+  /// The address it listens on.
   const std::string& address() const noexcept { return address_; }
-  // Waits for a connection until `stop` is set; returns its socket, or -1 when stopped.
+  /// Waits for a connection until `stop` is set; returns its socket, or -1 when stopped.
   int accept_one(const std::atomic<bool>& stop);
 
  private:
@@ -49,23 +51,25 @@ class tcp_listener {
   std::string address_;
 };
 
-// A connected socket (RAII), for the sink and for tests.
+/// A connected socket (RAII), for the sink and for tests.
 class tcp_connection {
  public:
-  // Connects to address:port; throws std::runtime_error naming them on failure.
+  /// Connects to address:port; throws std::runtime_error naming them on failure.
   tcp_connection(const std::string& address, int port);
+  /// Takes over a connected socket (from tcp_listener::accept_one).
   explicit tcp_connection(int connected_fd) : fd_(connected_fd) {}
   ~tcp_connection();
   tcp_connection(const tcp_connection&) = delete;
   tcp_connection& operator=(const tcp_connection&) = delete;
 
-  // Writes everything (blocking); throws std::runtime_error when the peer has gone.
+  /// Writes everything (blocking); throws std::runtime_error when the peer has gone.
   void write_all(const char* data, std::size_t size);
-  // Signals the end of what this side sends (the peer reads end of file).
+  /// Signals the end of what this side sends (the peer reads end of file).
   void finish_writing();
-  // Reads up to `size` bytes, waiting at most `timeout_ms` (-1: forever); 0 at end of file,
-  // -1 on timeout. Throws on a socket error.
+  /// Reads up to `size` bytes, waiting at most `timeout_ms` (-1: forever); 0 at end of file,
+  /// -1 on timeout. Throws on a socket error.
   long read_some(char* data, std::size_t size, int timeout_ms);
+  /// The socket.
   int fd() const noexcept { return fd_; }
 
  private:
@@ -73,20 +77,21 @@ class tcp_connection {
   std::string peer_;
 };
 
+/// How tcp_line_source reads.
 struct tcp_source_options {
-  std::size_t capacity = 4096;            // lines between the reader thread and the graph
-  std::size_t max_line_bytes = 1u << 20;  // longer lines are malformed records
-  bool check_utf8 = true;
+  std::size_t capacity = 4096;            ///< lines between the reader thread and the graph
+  std::size_t max_line_bytes = 1u << 20;  ///< longer lines are malformed records
+  bool check_utf8 = true;                 ///< lines that are not UTF-8 are malformed records
 };
 
 namespace detail {
 
-// Splits received bytes into lines and checks them. Not thread-safe (the reader's).
+/// Splits received bytes into lines and checks them. Not thread-safe (the reader's).
 class line_splitter {
  public:
   line_splitter(std::shared_ptr<input_errors> errors, const tcp_source_options& options)
       : errors_(std::move(errors)), options_(options) {}
-  // Calls emit(text_line) for each complete, well-formed line in `data`.
+  /// Calls emit(text_line) for each complete, well-formed line in `data`.
   template <class Emit>
   bool feed(const char* data, std::size_t size, Emit&& emit) {
     for (std::size_t i = 0; i < size; ++i) {
@@ -102,7 +107,7 @@ class line_splitter {
     }
     return true;
   }
-  // At end of stream: a last line without a line break still counts.
+  /// At end of stream: a last line without a line break still counts.
   template <class Emit>
   bool finish(Emit&& emit) {
     return partial_.empty() && !too_long_ ? true : finish_line(emit);
@@ -187,7 +192,7 @@ class tcp_line_writer : public flow::node<std::string, void> {
 
 }  // namespace detail
 
-// Accepts one connection on `listener` and emits its lines until the peer closes.
+/// Accepts one connection on `listener` and emits its lines until the peer closes.
 inline auto tcp_line_source(std::shared_ptr<tcp_listener> listener,
                             std::shared_ptr<input_errors> errors, tcp_source_options options = {}) {
   if (!listener || !errors) {
@@ -198,8 +203,8 @@ inline auto tcp_line_source(std::shared_ptr<tcp_listener> listener,
   return flow::make_stage<detail::tcp_line_reader>(listener, errors, options).named(name);
 }
 
-// Connects to address:port when the graph starts; one line per string. Runs on a thread of
-// its own, since it blocks in send() while the peer is slow.
+/// Connects to address:port when the graph starts; one line per string. Runs on a thread of
+/// its own, since it blocks in send() while the peer is slow.
 inline auto tcp_line_sink(std::string address, int port) {
   const std::string name = "tcp(" + address + ":" + std::to_string(port) + ")";
   return flow::make_stage<detail::tcp_line_writer>(address, port).named(name).on_dedicated_thread();

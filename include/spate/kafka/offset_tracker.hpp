@@ -22,18 +22,20 @@ namespace spate::kafka {
 
 class offset_tracker;
 
-// Where a record came from; done() once its effects are complete (its output delivered).
+/// Where a record came from; done() once its effects are complete (its output delivered).
 struct position {
-  offset_tracker* tracker = nullptr;
-  std::int32_t partition = -1;
-  std::int64_t offset = -1;
-  std::uint64_t generation = 0;
+  offset_tracker* tracker = nullptr;  ///< the source's; null: nothing to mark
+  std::int32_t partition = -1;        ///< the record's partition
+  std::int64_t offset = -1;           ///< its offset in the partition
+  std::uint64_t generation = 0;       ///< the partition's assignment it was read under
+  /// Marks the record processed (any thread; once). Ignored after its partition moved.
   void done() const;
 };
 
+/// The offsets a Kafka source may commit (see the top of this file).
 class offset_tracker {
  public:
-  // A partition (re)assigned to this reader: a new generation for it.
+  /// A partition (re)assigned to this reader: a new generation for it.
   std::uint64_t assign(std::int32_t partition) {
     const std::lock_guard lock(mutex_);
     auto& p = partitions_[partition];
@@ -41,12 +43,12 @@ class offset_tracker {
     p.generation = ++generations_;
     return p.generation;
   }
-  // A partition taken away: what was in flight there is forgotten.
+  /// A partition taken away: what was in flight there is forgotten.
   void revoke(std::int32_t partition) {
     const std::lock_guard lock(mutex_);
     partitions_.erase(partition);
   }
-  // The reader handed this record to the graph.
+  /// The reader handed this record to the graph.
   position emitted(std::int32_t partition, std::int64_t offset) {
     const std::lock_guard lock(mutex_);
     auto& p = partitions_[partition];
@@ -54,6 +56,7 @@ class offset_tracker {
     if (p.next_commit < 0) p.next_commit = offset;
     return {this, partition, offset, p.generation};
   }
+  /// A record is processed (position::done()).
   void done(const position& at) {
     const std::lock_guard lock(mutex_);
     const auto it = partitions_.find(at.partition);
@@ -72,7 +75,7 @@ class offset_tracker {
     }
     ++done_count_;
   }
-  // (partition, offset to commit) for partitions that moved since the last call.
+  /// (partition, offset to commit) for partitions that moved since the last call.
   std::vector<std::pair<std::int32_t, std::int64_t>> committable() {
     const std::lock_guard lock(mutex_);
     std::vector<std::pair<std::int32_t, std::int64_t>> result;
@@ -84,12 +87,14 @@ class offset_tracker {
     }
     return result;
   }
+  /// Records read and not yet done, over every partition.
   std::size_t in_flight() const {
     const std::lock_guard lock(mutex_);
     std::size_t n = 0;
     for (const auto& [partition, p] : partitions_) n += p.in_flight.size();
     return n;
   }
+  /// Records marked done so far.
   std::uint64_t done_count() const {
     const std::lock_guard lock(mutex_);
     return done_count_;
@@ -100,7 +105,7 @@ class offset_tracker {
     std::uint64_t generation = 0;
     std::deque<std::int64_t> in_flight;
     std::set<std::int64_t> done_early;
-    std::int64_t next_commit = -1;  // the offset after the last record done in order
+    std::int64_t next_commit = -1;  ///< the offset after the last record done in order
     std::int64_t committed = -1;
   };
   mutable std::mutex mutex_;

@@ -24,32 +24,34 @@
 
 namespace spate::kafka {
 
+/// Where kafka::sink writes.
 struct producer_options {
-  std::string brokers;
-  std::string topic;
-  std::map<std::string, std::string> settings;  // further librdkafka settings
+  std::string brokers;                          ///< bootstrap.servers
+  std::string topic;                            ///< the topic to write
+  std::map<std::string, std::string> settings;  ///< further librdkafka settings
 };
 
+/// One message for kafka::sink.
 struct message {
-  std::string key;
-  std::string value;
-  std::optional<position> from;  // marked done when the broker has stored the message
+  std::string key;               ///< decides the partition (librdkafka's default partitioner)
+  std::string value;             ///< the payload
+  std::optional<position> from;  ///< marked done when the broker has stored the message
 };
 
 namespace detail {
 
-// librdkafka's producer behind a small interface (src/kafka/producer.cpp).
+/// librdkafka's producer behind a small interface (src/kafka/producer.cpp).
 class producer {
  public:
   explicit producer(const producer_options& options);
   ~producer();
   producer(const producer&) = delete;
   producer& operator=(const producer&) = delete;
-  // Queues a message; waits for deliveries while librdkafka's queue is full.
+  /// Queues a message; waits for deliveries while librdkafka's queue is full.
   void send(message m);
-  // Serves delivery reports without waiting.
+  /// Serves delivery reports without waiting.
   void poll();
-  // Waits until every message is delivered; throws naming the first failure.
+  /// Waits until every message is delivered; throws naming the first failure.
   void flush();
 
  private:

@@ -34,25 +34,27 @@
 
 namespace spate::kafka {
 
+/// One record of the topic.
 struct record {
-  std::string key;
-  std::string value;
-  position at;  // partition, offset; at.done() when processed
+  std::string key;    ///< empty when the record has none
+  std::string value;  ///< the payload
+  position at;        ///< partition, offset; at.done() when processed
 };
 
+/// Where and how kafka::source reads.
 struct consumer_options {
-  std::string brokers;  // bootstrap.servers
-  std::string group;    // group.id
-  std::string topic;
-  // End the stream once every assigned partition has been read to its end (batch jobs,
-  // tests); otherwise the source runs until the graph is cancelled.
+  std::string brokers;  ///< bootstrap.servers
+  std::string group;    ///< group.id
+  std::string topic;    ///< the topic to read
+  /// End the stream once every assigned partition has been read to its end (batch jobs,
+  /// tests); otherwise the source runs until the graph is cancelled.
   bool stop_at_end = false;
-  std::chrono::milliseconds commit_interval{200};
-  std::size_t capacity = 4096;                  // records between the reader thread and the graph
-  std::map<std::string, std::string> settings;  // further librdkafka settings
+  std::chrono::milliseconds commit_interval{200};  ///< how often done offsets are committed
+  std::size_t capacity = 4096;                  ///< records between the reader thread and the graph
+  std::map<std::string, std::string> settings;  ///< further librdkafka settings
 };
 
-// Routes a partition's records to one replica (farm policy).
+/// Routes a partition's records to one replica (farm policy).
 inline auto by_partition() {
   return flow::custom_policy{[](const record& r, std::size_t replicas) {
     return static_cast<std::size_t>(r.at.partition) % replicas;
@@ -74,18 +76,18 @@ class consumer_reader : public io::detail::thread_fed_source<record> {
 
  private:
   void consume(io::detail::thread_feed<record>& feed);
-  // Reader thread only (librdkafka calls these back from inside its poll).
+  /// Reader thread only (librdkafka calls these back from inside its poll).
   friend struct consumer_callbacks;
   void commit(void* consumer, bool synchronous);
 
   consumer_options options_;
-  std::set<std::int32_t> assigned_, at_end_;  // reader thread only
+  std::set<std::int32_t> assigned_, at_end_;  ///< reader thread only
   offset_tracker tracker_;
 };
 
 }  // namespace detail
 
-// One replica: a process's share of the topic is read by one consumer.
+/// One replica: a process's share of the topic is read by one consumer.
 inline auto source(consumer_options options) {
   const std::string name = "kafka(" + options.topic + ")";
   return flow::make_stage<detail::consumer_reader>(std::move(options)).named(name);

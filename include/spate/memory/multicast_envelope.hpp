@@ -33,7 +33,7 @@ namespace spate::memory {
 template <class T>
 class multicast_envelope {
  public:
-  // Owner: an envelope for `receivers` releases, its block from `pool` (nullptr: new).
+  /// Owner: an envelope for `receivers` releases, its block from `pool` (nullptr: new).
   template <class... Args>
   static multicast_envelope* make(slab_pool* pool, std::uint32_t receivers, Args&&... args) {
     if (receivers == 0) throw std::invalid_argument("multicast_envelope: no receivers");
@@ -52,11 +52,11 @@ class multicast_envelope {
 
   const T& value() const noexcept { return value_; }
 
-  // Any receiver, once, after its last read of value(): `releaser` is its return channel's
-  // index in the pool (ignored for envelopes made without a pool).
+  /// Any receiver, once, after its last read of value(): `releaser` is its return channel's
+  /// index in the pool (ignored for envelopes made without a pool).
   void release(std::size_t releaser) {
     const auto before = receivers_left_.fetch_sub(1, std::memory_order_acq_rel);
-    stress_point();  // another receiver's decrement may land here
+    stress_point();  ///< another receiver's decrement may land here
     if (before != 1) return;
     slab_pool* pool = pool_;
     this->~multicast_envelope();
@@ -77,7 +77,7 @@ class multicast_envelope {
   slab_pool* pool_;
 };
 
-// What a slab pool for envelopes of T needs (slab_options{.block_size, .alignment}).
+/// What a slab pool for envelopes of T needs (slab_options{.block_size, .alignment}).
 template <class T>
 inline constexpr std::size_t envelope_block_size = sizeof(multicast_envelope<T>);
 template <class T>
@@ -86,7 +86,7 @@ inline constexpr std::size_t envelope_alignment = alignof(multicast_envelope<T>)
                                                       ? alignof(std::max_align_t)
                                                       : alignof(multicast_envelope<T>);
 
-// A receiver's share as a value: releases on destruction (RAII), movable, not copyable.
+/// A receiver's share as a value: releases on destruction (RAII), movable, not copyable.
 template <class T>
 class envelope_share {
  public:

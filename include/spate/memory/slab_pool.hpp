@@ -29,37 +29,37 @@
 namespace spate::memory {
 
 struct slab_options {
-  std::size_t block_size = 64;                        // bytes; rounded up to `alignment`
-  std::size_t alignment = alignof(std::max_align_t);  // a power of two
+  std::size_t block_size = 64;                        ///< bytes; rounded up to `alignment`
+  std::size_t alignment = alignof(std::max_align_t);  ///< a power of two
   std::size_t blocks_per_slab = 256;
-  std::size_t releasers = 1;  // return channels, indices 0 .. releasers - 1
+  std::size_t releasers = 1;  ///< return channels, indices 0 .. releasers - 1
 };
 
 class slab_pool {
  public:
-  // Throws std::invalid_argument naming the option when one is out of range.
+  /// Throws std::invalid_argument naming the option when one is out of range.
   explicit slab_pool(slab_options options);
   slab_pool(const slab_pool&) = delete;
   slab_pool& operator=(const slab_pool&) = delete;
-  // Releases every slab. Blocks still held by someone become invalid with it.
+  /// Releases every slab. Blocks still held by someone become invalid with it.
   ~slab_pool();
 
-  // Owner: a block of block_size() bytes, aligned to the pool's alignment.
+  /// Owner: a block of block_size() bytes, aligned to the pool's alignment.
   [[nodiscard]] void* allocate();
-  // Owner: gives a block back directly.
+  /// Owner: gives a block back directly.
   void deallocate(void* block) noexcept;
-  // Releaser `releaser`: sends a block back through its return channel.
+  /// Releaser `releaser`: sends a block back through its return channel.
   void deallocate(std::size_t releaser, void* block);
 
   std::size_t block_size() const noexcept { return block_size_; }
   std::size_t alignment() const noexcept { return alignment_; }
   std::size_t releaser_count() const noexcept { return returns_.size(); }
 
-  // Owner: how requests were served, for tests and benchmarks.
+  /// Owner: how requests were served, for tests and benchmarks.
   struct statistics {
-    std::size_t slabs = 0;           // slabs allocated from the system
-    std::size_t from_free_list = 0;  // allocations served by the owner's list
-    std::size_t reclaimed = 0;       // blocks taken back from return channels
+    std::size_t slabs = 0;           ///< slabs allocated from the system
+    std::size_t from_free_list = 0;  ///< allocations served by the owner's list
+    std::size_t reclaimed = 0;       ///< blocks taken back from return channels
   };
   statistics stats() const noexcept { return stats_; }
 
@@ -67,8 +67,8 @@ class slab_pool {
   struct free_block {
     free_block* next;
   };
-  bool reclaim();  // drains the return channels into the free list; false when all empty
-  void grow();     // one more slab
+  bool reclaim();  ///< drains the return channels into the free list; false when all empty
+  void grow();     ///< one more slab
 
   std::size_t block_size_, alignment_, blocks_per_slab_;
   free_block* free_ = nullptr;

@@ -15,21 +15,25 @@
 
 namespace spate::observe {
 
+/// Where a metrics_server listens.
 struct metrics_server_options {
-  std::string address = "127.0.0.1";
-  int port = 0;  // 0: any free port (read it back with port())
+  std::string address = "127.0.0.1";  ///< an IPv4 address; loopback unless told otherwise
+  int port = 0;                       ///< 0: any free port (read it back with port())
 };
 
+/// Serves a registry's snapshots over HTTP (see the top of this file).
 class metrics_server {
  public:
-  // Throws std::runtime_error naming the address when it cannot listen there.
+  /// Throws std::runtime_error naming the address when it cannot listen there.
   metrics_server(const metrics_registry& registry, metrics_server_options options);
+  /// Stops serving and joins the server's thread.
   ~metrics_server();
   metrics_server(const metrics_server&) = delete;
   metrics_server& operator=(const metrics_server&) = delete;
 
+  /// The port it listens on (the one chosen when asked for 0).
   int port() const noexcept { return port_; }
-  std::string url() const;  // http://address:port/metrics
+  std::string url() const;  ///< http://address:port/metrics
 
  private:
   struct implementation;

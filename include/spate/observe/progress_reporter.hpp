@@ -19,28 +19,31 @@ class graph;
 
 namespace spate::observe {
 
+/// What a progress_reporter prints, and how often.
 struct progress_options {
-  std::string title = "progress";
-  std::string unit = "items";
-  std::uint64_t total = 0;  // 0: unknown (no percentage, no time left)
-  std::chrono::milliseconds period{500};
-  // Where lines go; standard error when empty.
+  std::string title = "progress";         ///< the line's first words
+  std::string unit = "items";             ///< what is counted ("lines")
+  std::uint64_t total = 0;                ///< 0: unknown (no percentage, no time left)
+  std::chrono::milliseconds period{500};  ///< between lines
+  /// Where lines go; standard error when empty.
   std::function<void(const std::string&)> print;
 };
 
+/// Prints a job's progress every period from a thread of its own (RAII).
 class progress_reporter {
  public:
-  // `done` is called on the reporter's thread and must be safe there (read atomics).
+  /// `done` is called on the reporter's thread and must be safe there (read atomics).
   progress_reporter(std::function<std::uint64_t()> done, progress_options options);
   progress_reporter(const progress_reporter&) = delete;
   progress_reporter& operator=(const progress_reporter&) = delete;
+  /// Stops reporting.
   ~progress_reporter() { stop(); }
 
-  // Stops reporting (no final line); idempotent. Any thread but the reporter's own.
+  /// Stops reporting (no final line); idempotent. Any thread but the reporter's own.
   void stop();
-  // Seconds since construction.
+  /// Seconds since construction.
   double seconds() const;
-  // One report line (also for tests).
+  /// One report line (also for tests).
   static std::string line(const progress_options& options, std::uint64_t done, double seconds);
 
  private:
@@ -55,9 +58,9 @@ class progress_reporter {
   std::thread thread_;
 };
 
-// Items the replicas of the stage named `stage` have consumed (a source: sent), read from
-// the graph's counters; any thread, also while the graph runs. Counters move once per
-// activation, so the count trails the truth by at most one batch per replica.
+/// Items the replicas of the stage named `stage` have consumed (a source: sent), read from
+/// the graph's counters; any thread, also while the graph runs. Counters move once per
+/// activation, so the count trails the truth by at most one batch per replica.
 std::function<std::uint64_t()> items_through(const flow::graph& graph, std::string stage);
 
 }  // namespace spate::observe

@@ -15,13 +15,16 @@
 
 namespace spate::observe {
 
+/// How a topology is drawn.
 struct topology_picture_options {
-  bool collapse_replicas = false;
-  bool show_counters = true;  // items in/out per node, queued items per edge
+  bool collapse_replicas = false;  ///< one node per farm, parallel edges merged
+  bool show_counters = true;       ///< items in/out per node, queued items per edge
 };
 
+/// The topology as a Graphviz digraph titled `title`.
 std::string to_dot(const flow::topology& topology, const std::string& title,
                    topology_picture_options options = {});
+/// The topology as a Mermaid flowchart (GitHub renders it in Markdown).
 std::string to_mermaid(const flow::topology& topology, topology_picture_options options = {});
 
 }  // namespace spate::observe

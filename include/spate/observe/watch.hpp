@@ -12,6 +12,9 @@
 //                spate_actor_dead_letters_total, spate_actors_live
 //   reactors     spate_reactor_tags_total, spate_reactor_reactions_executed_total {program}
 //   histogram    any latency_histogram the user records into, under its own name
+//
+// Counters move when an activation ends (a batch of items or messages), so a snapshot may
+// trail the work done by up to one batch per node replica or actor.
 #include <string>
 
 #include "spate/observe/latency_histogram.hpp"
@@ -33,15 +36,15 @@ namespace spate::observe {
 [[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
                                                    const worker_pool& pool,
                                                    std::string name = "default");
-// The graph's current (or last) run: restarting it is fine, destroying it is not.
+/// The graph's current (or last) run: restarting it is fine, destroying it is not.
 [[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
                                                    const flow::graph& graph, std::string name);
 [[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
                                                    const actor_system& system);
-// Assembles the program if it is not yet (call it from the thread that owns it).
+/// Assembles the program if it is not yet (call it from the thread that owns it).
 [[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
                                                    reactor::environment& program, std::string name);
-// A latency histogram of the user's (for instance source-to-sink time, recorded in a sink).
+/// A latency histogram of the user's (for instance source-to-sink time, recorded in a sink).
 [[nodiscard]] metrics_registry::registration watch(metrics_registry& registry,
                                                    const latency_histogram& histogram,
                                                    std::string metric_name, std::string help,

@@ -9,8 +9,8 @@
 
 namespace spate {
 
-// Solves `problem`: base_case(p) when is_base(p), else combine(solutions of divide(p)).
-// Sub-problems of one level are solved in parallel (recursively), on the same protocol.
+/// Solves `problem`: base_case(p) when is_base(p), else combine(solutions of divide(p)).
+/// Sub-problems of one level are solved in parallel (recursively), on the same protocol.
 template <class Problem, class IsBase, class BaseCase, class Divide, class Combine>
 auto divide_and_conquer(worker_pool& pool, const Problem& problem, IsBase is_base,
                         BaseCase base_case, Divide divide, Combine combine)

@@ -11,8 +11,8 @@
 
 namespace spate {
 
-// reduce(init, map(items[0]), map(items[1]), ...) with per-chunk partial results; `reduce`
-// must be associative. Items are read in place.
+/// reduce(init, map(items[0]), map(items[1]), ...) with per-chunk partial results; `reduce`
+/// must be associative. Items are read in place.
 template <class Container, class T, class Map, class Reduce>
 T map_reduce(worker_pool& pool, const Container& items, T init, Map map, Reduce reduce,
              std::size_t grain = 0) {

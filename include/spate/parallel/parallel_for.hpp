@@ -18,8 +18,8 @@
 
 namespace spate {
 
-// Calls body(begin, end) over [0, n) in chunks of `grain` (0: about 4 chunks per worker).
-// Rethrows the first exception a chunk threw (remaining chunks are skipped).
+/// Calls body(begin, end) over [0, n) in chunks of `grain` (0: about 4 chunks per worker).
+/// Rethrows the first exception a chunk threw (remaining chunks are skipped).
 template <class Body>
 void parallel_for(worker_pool& pool, std::size_t n, Body&& body, std::size_t grain = 0) {
   if (n == 0) return;

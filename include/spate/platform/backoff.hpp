@@ -6,7 +6,7 @@
 
 namespace spate {
 
-// One CPU relaxation hint: lets the sibling hyper-thread run and saves power in spin loops.
+/// One CPU relaxation hint: lets the sibling hyper-thread run and saves power in spin loops.
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -17,8 +17,8 @@ inline void cpu_relax() noexcept {
 
 class backoff {
  public:
-  // Spins 2^step times per call up to spin_limit, then yields the thread: on an
-  // oversubscribed machine (more threads than cores) the thread we wait for may need our core.
+  /// Spins 2^step times per call up to spin_limit, then yields the thread: on an
+  /// oversubscribed machine (more threads than cores) the thread we wait for may need our core.
   void pause() noexcept {
     if (step_ <= spin_limit) {
       for (std::uint32_t i = 0; i < (1u << step_); ++i) cpu_relax();

@@ -7,11 +7,11 @@
 
 namespace spate {
 
-// std::hardware_destructive_interference_size is 64 on x86-64 but GCC warns that its value
-// is ABI-unstable; a fixed constant keeps layouts identical across translation units.
+/// std::hardware_destructive_interference_size is 64 on x86-64 but GCC warns that its value
+/// is ABI-unstable; a fixed constant keeps layouts identical across translation units.
 inline constexpr std::size_t cache_line_size = 64;
 
-// A value alone on its own cache line.
+/// A value alone on its own cache line.
 template <class T>
 struct alignas(cache_line_size) cache_padded {
   T value{};
@@ -25,7 +25,7 @@ struct alignas(cache_line_size) cache_padded {
   T* operator->() noexcept { return &value; }
   const T* operator->() const noexcept { return &value; }
 };
-// alignas rounds sizeof up to a whole number of lines, so the next member starts a new line.
+/// alignas rounds sizeof up to a whole number of lines, so the next member starts a new line.
 static_assert(sizeof(cache_padded<char>) == cache_line_size);
 
 }  // namespace spate

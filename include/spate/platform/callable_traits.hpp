@@ -6,7 +6,7 @@
 
 namespace spate {
 
-// Extracts the single argument type and the result of a handler (lambda or function).
+/// Extracts the single argument type and the result of a handler (lambda or function).
 template <class F>
 struct handler_signature : handler_signature<decltype(&std::decay_t<F>::operator())> {};
 template <class C, class R, class A>

@@ -11,16 +11,16 @@ namespace spate {
 
 class parking_event {
  public:
-  // Owner thread only (one waiter per event). Blocks until notified or until `timeout`
-  // passes (nanoseconds::max(): no time-out). Returns true when notified. A notify that
-  // happened before this call is not lost: it makes the call return at once. What the
-  // notifier wrote before notify() is visible after a notified return.
+  /// Owner thread only (one waiter per event). Blocks until notified or until `timeout`
+  /// passes (nanoseconds::max(): no time-out). Returns true when notified. A notify that
+  /// happened before this call is not lost: it makes the call return at once. What the
+  /// notifier wrote before notify() is visible after a notified return.
   bool wait_for(std::chrono::nanoseconds timeout) noexcept;
-  // Blocks until notified.
+  /// Blocks until notified.
   void wait() noexcept;
-  // Any thread. Wakes the waiter (or pre-signals the next wait; signals do not add up).
+  /// Any thread. Wakes the waiter (or pre-signals the next wait; signals do not add up).
   void notify() noexcept;
-  // Owner thread only. Clears a pending signal without waiting.
+  /// Owner thread only. Clears a pending signal without waiting.
   void reset() noexcept { state_.store(unsignalled, std::memory_order_relaxed); }
 
  private:

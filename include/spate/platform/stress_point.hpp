@@ -13,7 +13,7 @@ namespace spate {
 
 #if defined(SPATE_STRESS_HOOKS)
 void stress_point() noexcept;
-// Switches injection on or off for the whole process; returns the previous setting.
+/// Switches injection on or off for the whole process; returns the previous setting.
 bool set_stress_injection(bool on) noexcept;
 constexpr bool stress_hooks_compiled = true;
 #else

@@ -41,7 +41,7 @@ class action_base : public element, public detail::event_target {
  protected:
   action_base(std::string name, reactor* container, kind k, action_options options = {});
   const detail::erased_value& value() const noexcept { return value_; }
-  // Thread-safe: a physical action's event at (physical now + min_delay + delay, 0).
+  /// Thread-safe: a physical action's event at (physical now + min_delay + delay, 0).
   void schedule_physical(detail::erased_value value, duration delay);
 
  private:
@@ -49,17 +49,17 @@ class action_base : public element, public detail::event_target {
   friend class detail::reaction_scheduler;
   kind kind_;
   action_options options_;
-  // Spacing bookkeeping: the tag of the latest event scheduled (under the scheduler's lock).
+  /// Spacing bookkeeping: the tag of the latest event scheduled (under the scheduler's lock).
   std::optional<tag> last_scheduled_;
 };
 
-// Shared reading interface of logical and physical actions.
+/// Shared reading interface of logical and physical actions.
 template <class T>
 class valued_action : public action_base {
  public:
   using value_type = T;
-  // (The return type is spelled so that it is well-formed for T = void, where these do not
-  // exist.)
+  /// (The return type is spelled so that it is well-formed for T = void, where these do not
+  /// exist.)
   std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
     return value().template get<T>();
   }
@@ -71,7 +71,7 @@ class valued_action : public action_base {
   using action_base::action_base;
 };
 
-// Scheduled by reactions that declare it as an effect (through the body's scheduler handle).
+/// Scheduled by reactions that declare it as an effect (through the body's scheduler handle).
 template <class T = void>
 class logical_action final : public valued_action<T> {
  public:
@@ -79,9 +79,9 @@ class logical_action final : public valued_action<T> {
       : valued_action<T>(std::move(name), container, action_base::kind::logical, options) {}
 };
 
-// Scheduled from anywhere: another thread, a callback, an actor (interop), or a reaction
-// that declared it as an effect. The tag comes from the physical clock, so its order with
-// other events is not deterministic; everything after it is.
+/// Scheduled from anywhere: another thread, a callback, an actor (interop), or a reaction
+/// that declared it as an effect. The tag comes from the physical clock, so its order with
+/// other events is not deterministic; everything after it is.
 template <class T = void>
 class physical_action final : public valued_action<T> {
  public:
@@ -99,7 +99,7 @@ class physical_action final : public valued_action<T> {
   }
 };
 
-// Fires at start + offset, then every period (period zero: once).
+/// Fires at start + offset, then every period (period zero: once).
 class timer final : public action_base {
  public:
   timer(reactor* container, std::string name, duration offset = duration::zero(),
@@ -113,8 +113,8 @@ class timer final : public action_base {
   duration period_;
 };
 
-// Present at the first tag (startup) and at the last tag (shutdown) of a run. Every reactor
-// has one of each: `triggers(startup)`.
+/// Present at the first tag (startup) and at the last tag (shutdown) of a run. Every reactor
+/// has one of each: `triggers(startup)`.
 class startup_trigger final : public action_base {
  public:
   explicit startup_trigger(reactor* container) : action_base("startup", container, kind::startup) {}

@@ -23,12 +23,12 @@ namespace spate::reactor {
 
 class connection {
  public:
-  // A logical delay; zero means the next microstep.
+  /// A logical delay; zero means the next microstep.
   connection& after(duration delay) {
     delay_ = delay;
     return *this;
   }
-  // The value arrives at a tag taken from the physical clock (plus `delay`) when it is sent.
+  /// The value arrives at a tag taken from the physical clock (plus `delay`) when it is sent.
   connection& physical(duration delay = duration::zero()) {
     physical_ = true;
     delay_ = delay;
@@ -38,7 +38,7 @@ class connection {
   bool is_physical() const noexcept { return physical_; }
   std::optional<duration> delay() const noexcept { return delay_; }
 
-  // True when `pred` holds for a port at either end.
+  /// True when `pred` holds for a port at either end.
   template <class Pred>
   bool touches(Pred pred) const {
     for (const port_base* p : from_)
@@ -61,7 +61,7 @@ class connection {
 
 namespace detail {
 
-// Both sides of a connection as ports, whatever the selections were written as.
+/// Both sides of a connection as ports, whatever the selections were written as.
 struct connection_ends {
   std::vector<port_base*> from, to;
   bool broadcast;
@@ -76,8 +76,8 @@ connection_ends ends_of(From&& from, To&& to) {
           f.is_broadcast()};
 }
 
-// A delayed or physical connection between two channels, after assembly: setting `from`
-// stages an event for `to`.
+/// A delayed or physical connection between two channels, after assembly: setting `from`
+/// stages an event for `to`.
 struct delayed_connection {
   port_base* from;
   port_base* to;

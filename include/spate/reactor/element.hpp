@@ -18,7 +18,7 @@ class element {
   element& operator=(const element&) = delete;
 
   const std::string& name() const noexcept { return name_; }
-  // The reactor this element belongs to; null for a top-level reactor.
+  /// The reactor this element belongs to; null for a top-level reactor.
   reactor* container() const noexcept { return container_; }
   std::string fully_qualified_name() const;
 
@@ -33,31 +33,31 @@ class element {
 
 namespace detail {
 
-// Something an event of the event queue makes present at a tag: an action, a timer, the
-// startup and shutdown triggers, or the input at the end of a delayed connection.
+/// Something an event of the event queue makes present at a tag: an action, a timer, the
+/// startup and shutdown triggers, or the input at the end of a delayed connection.
 class event_target {
  public:
-  // What the scheduler does after delivering: a periodic timer places its next event, an
-  // input at the end of a delayed connection forwards along further delayed connections.
+  /// What the scheduler does after delivering: a periodic timer places its next event, an
+  /// input at the end of a delayed connection forwards along further delayed connections.
   enum class target_kind : unsigned char { port, timer, other };
 
   explicit event_target(target_kind kind) noexcept : kind_(kind) {}
   virtual ~event_target() = default;
   target_kind kind() const noexcept { return kind_; }
-  // Present with `value`: at the start of the event's tag, on the thread that advances time
-  // (no reaction runs), or when a reaction sets a port.
+  /// Present with `value`: at the start of the event's tag, on the thread that advances time
+  /// (no reaction runs), or when a reaction sets a port.
   void deliver(erased_value value) {
     value_ = std::move(value);
     present_ = true;
   }
-  // At the end of that tag: absent again.
+  /// At the end of that tag: absent again.
   void clear() noexcept {
     present_ = false;
     value_.reset();
   }
-  // The reactions this target's presence triggers (computed at assembly).
+  /// The reactions this target's presence triggers (computed at assembly).
   const std::vector<reaction*>& triggered_reactions() const noexcept { return triggered_; }
-  // The element this target is, for error messages and traces.
+  /// The element this target is, for error messages and traces.
   virtual const element& as_element() const noexcept = 0;
 
  protected:

@@ -32,24 +32,24 @@ class assembler;
 }  // namespace detail
 
 enum class scheduling_mode {
-  // The LF paper's scheduler (Sect. 4.3): the reactions of a tag run level by level, with a
-  // barrier between levels.
+  /// The LF paper's scheduler (Sect. 4.3): the reactions of a tag run level by level, with a
+  /// barrier between levels.
   levels,
-  // A reaction starts as soon as the reactions it depends on at this tag have finished (or
-  // are known not to run), across levels. Same results, no barrier.
+  /// A reaction starts as soon as the reactions it depends on at this tag have finished (or
+  /// are known not to run), across levels. Same results, no barrier.
   precise,
 };
 
 struct environment_options {
   scheduling_mode mode = scheduling_mode::precise;
-  // Do not wait for physical time: tags follow one another as fast as reactions run.
+  /// Do not wait for physical time: tags follow one another as fast as reactions run.
   bool fast = false;
-  // Shut down at start + timeout (the shutdown tag is (start + timeout, 0)).
+  /// Shut down at start + timeout (the shutdown tag is (start + timeout, 0)).
   std::optional<duration> timeout;
-  // Wait for events when the queue is empty instead of shutting down. Default: true when
-  // the program has physical actions or physical connections.
+  /// Wait for events when the queue is empty instead of shutting down. Default: true when
+  /// the program has physical actions or physical connections.
   std::optional<bool> keep_alive;
-  // Record reaction start/stop per worker and tag advances (trace_json()).
+  /// Record reaction start/stop per worker and tag advances (trace_json()).
   bool trace = false;
 };
 
@@ -61,7 +61,7 @@ class assembly_error : public std::logic_error {
 class environment {
  public:
   explicit environment(spate::runtime& rt, environment_options options = {});
-  // Stops a running program (request_stop) and waits for its shutdown tag.
+  /// Stops a running program (request_stop) and waits for its shutdown tag.
   ~environment();
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
@@ -76,20 +76,20 @@ class environment {
     return result;
   }
 
-  // Builds the dependency graph and checks it; throws assembly_error. Idempotent.
+  /// Builds the dependency graph and checks it; throws assembly_error. Idempotent.
   void assemble();
-  // assemble(), then runs the startup tag and what follows on the runtime's pool.
+  /// assemble(), then runs the startup tag and what follows on the runtime's pool.
   void start();
-  // Blocks until the shutdown tag has run; rethrows the first exception a reaction threw.
-  // Do not call from a worker of the runtime.
+  /// Blocks until the shutdown tag has run; rethrows the first exception a reaction threw.
+  /// Do not call from a worker of the runtime.
   void wait();
-  // As wait(), for at most `timeout`; false when the program still runs.
+  /// As wait(), for at most `timeout`; false when the program still runs.
   bool wait_for(duration timeout);
   void run() {
     start();
     wait();
   }
-  // Shutdown at the next microstep of the current tag. Any thread; idempotent.
+  /// Shutdown at the next microstep of the current tag. Any thread; idempotent.
   void request_stop();
   bool is_finished() const;
 
@@ -98,16 +98,16 @@ class environment {
   const environment_options& options() const noexcept { return options_; }
   spate::runtime& runtime() const noexcept { return *runtime_; }
 
-  // After assembly: the program's reactions (now, with mutations) and levels.
+  /// After assembly: the program's reactions (now, with mutations) and levels.
   std::size_t reaction_count() const;
   std::size_t level_count() const;
-  // Mutations rejected so far (each also reported through the runtime's error reporter).
+  /// Mutations rejected so far (each also reported through the runtime's error reporter).
   std::size_t rejected_mutations() const;
-  // Progress counters, readable from any thread while the program runs (metrics).
+  /// Progress counters, readable from any thread while the program runs (metrics).
   std::uint64_t tags_completed() const noexcept;
   std::uint64_t reactions_executed() const noexcept;
-  // Chrome trace-event JSON of the run (open in Perfetto or chrome://tracing); empty
-  // traceEvents when options().trace is false.
+  /// Chrome trace-event JSON of the run (open in Perfetto or chrome://tracing); empty
+  /// traceEvents when options().trace is false.
   std::string trace_json() const;
   void write_trace(const std::string& path) const;
 

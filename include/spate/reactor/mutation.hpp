@@ -28,7 +28,7 @@
 namespace spate::reactor {
 
 namespace detail {
-// What one reaction's mutator asked for at one tag, applied when the tag ends.
+/// What one reaction's mutator asked for at one tag, applied when the tag ends.
 struct pending_mutation {
   reactor* owner;
   std::vector<std::unique_ptr<reactor>> created;
@@ -42,8 +42,8 @@ class mutator {
  public:
   mutator(reaction& r, reactor& owner) noexcept : reaction_(&r), owner_(&owner) {}
 
-  // A new reactor inside this reactor, constructed now, part of the program from the next
-  // tag on. The reference stays valid until a mutation removes it.
+  /// A new reactor inside this reactor, constructed now, part of the program from the next
+  /// tag on. The reference stays valid until a mutation removes it.
   template <class R, class... Args>
   requires std::is_base_of_v<reactor, R> R& create(std::string name, Args&&... args) {
     auto made =
@@ -53,10 +53,10 @@ class mutator {
     return result;
   }
 
-  // A connection between ports of this reactor and of reactors it contains (also ones
-  // created by this mutation), with the options of reactor::connect. Beyond reactor::connect's
-  // rules it may also leave this reactor's own output and enter its own input: that is how a
-  // reaction, whose declarations predate the created reactors, sends to and hears from them.
+  /// A connection between ports of this reactor and of reactors it contains (also ones
+  /// created by this mutation), with the options of reactor::connect. Beyond reactor::connect's
+  /// rules it may also leave this reactor's own output and enter its own input: that is how a
+  /// reaction, whose declarations predate the created reactors, sends to and hears from them.
   template <port_selection From, port_selection To>
   connection& connect(From&& from, To&& to) {
     auto ends = detail::ends_of(std::forward<From>(from), std::forward<To>(to));
@@ -66,8 +66,8 @@ class mutator {
     return result;
   }
 
-  // Removes a reactor a mutation of this reactor created, with its connections and pending
-  // events, when the tag ends.
+  /// Removes a reactor a mutation of this reactor created, with its connections and pending
+  /// events, when the tag ends.
   void remove(reactor& child) {
     detail::mutation_of(*reaction_, *owner_).removed.push_back(&child);
   }

@@ -31,8 +31,8 @@ class port_base : public element, public detail::event_target {
  public:
   port_direction direction() const noexcept { return direction_; }
   bool is_input() const noexcept { return direction_ == port_direction::input; }
-  // Present at the current tag. Call only from a reaction that declared this port as a
-  // trigger or a source (or an effect it set): that is what orders the read after the write.
+  /// Present at the current tag. Call only from a reaction that declared this port as a
+  /// trigger or a source (or an effect it set): that is what orders the read after the write.
   bool is_present() const noexcept { return root_->present_; }
   const element& as_element() const noexcept override { return *this; }
 
@@ -47,22 +47,22 @@ class port_base : public element, public detail::event_target {
   friend class reaction;
   friend void set_port_value(reaction&, port_base&, detail::erased_value);
   port_direction direction_;
-  port_base* root_ = this;           // the port whose value this one reads (assembly)
-  port_base* inward_ = nullptr;      // the upstream end of this port's connection, if any
-  bool inward_is_delayed = false;    // that connection has an `after` delay or is physical
-  std::vector<port_base*> outward_;  // downstream ends of connections without delay
-  std::vector<detail::delayed_connection*> delayed_;  // delayed connections from the closure
-  std::vector<detail::delayed_connection*> delayed_leaving_;  // delayed connections from here
-  std::vector<reaction*> readers_;  // reactions that declared it as trigger or source
-  std::vector<reaction*> writers_;  // reactions that declared it as an effect
+  port_base* root_ = this;           ///< the port whose value this one reads (assembly)
+  port_base* inward_ = nullptr;      ///< the upstream end of this port's connection, if any
+  bool inward_is_delayed = false;    ///< that connection has an `after` delay or is physical
+  std::vector<port_base*> outward_;  ///< downstream ends of connections without delay
+  std::vector<detail::delayed_connection*> delayed_;  ///< delayed connections from the closure
+  std::vector<detail::delayed_connection*> delayed_leaving_;  ///< delayed connections from here
+  std::vector<reaction*> readers_;  ///< reactions that declared it as trigger or source
+  std::vector<reaction*> writers_;  ///< reactions that declared it as an effect
 };
 
 template <class T>
 class port : public port_base {
  public:
   using value_type = T;
-  // The value at the current tag; throws std::logic_error (naming the port) when absent.
-  // (Spelled so that port<void>, a port that carries presence only, is well-formed.)
+  /// The value at the current tag; throws std::logic_error (naming the port) when absent.
+  /// (Spelled so that port<void>, a port that carries presence only, is well-formed.)
   std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
     if (!is_present()) throw_absent();
     return root_value().template get<T>();
@@ -71,8 +71,8 @@ class port : public port_base {
     return get();
   }
   const T* operator->() const requires(!std::is_void_v<T>) { return &get(); }
-  // The value as a shared immutable pointer (for keeping it beyond the tag without a copy of
-  // a large value); null when absent.
+  /// The value as a shared immutable pointer (for keeping it beyond the tag without a copy of
+  /// a large value); null when absent.
   std::shared_ptr<const T> get_shared() const requires(!std::is_void_v<T>) {
     if (!is_present()) return nullptr;
     return root_value().template get_shared<T>();
@@ -96,8 +96,8 @@ class output final : public port<T> {
       : port<T>(std::move(name), container, port_direction::output) {}
 };
 
-// A port of a width fixed when it is made (LF's multiport): `in[i]` is the i-th channel.
-// Channels are ordinary ports named "in[i]", so they connect, trigger and are read as ports.
+/// A port of a width fixed when it is made (LF's multiport): `in[i]` is the i-th channel.
+/// Channels are ordinary ports named "in[i]", so they connect, trigger and are read as ports.
 template <class Port>
 class multiport {
  public:
@@ -121,7 +121,7 @@ class multiport {
   auto begin() const { return ports_.begin(); }
   auto end() const { return ports_.end(); }
 
-  // The channels present at this tag, in increasing order (LF's sparse iteration).
+  /// The channels present at this tag, in increasing order (LF's sparse iteration).
   std::vector<std::size_t> present_indices() const {
     std::vector<std::size_t> present;
     for (std::size_t i = 0; i < ports_.size(); ++i)
@@ -136,7 +136,7 @@ class multiport {
 
  private:
   std::string name_;
-  std::deque<Port> ports_;  // deque: ports never move
+  std::deque<Port> ports_;  ///< deque: ports never move
 };
 
 template <class T>

@@ -34,7 +34,7 @@ class port_list {
   void append(port<T>& p) { ports_.push_back(&p); }
   bool is_broadcast() const noexcept { return broadcast_; }
 
-  // LF's `(list)+`: repeat the list as often as the other side of the connection needs.
+  /// LF's `(list)+`: repeat the list as often as the other side of the connection needs.
   friend port_list broadcast(port_list list) {
     list.broadcast_ = true;
     return list;
@@ -73,7 +73,7 @@ struct port_list_value<port_list<T>> {
 template <class X>
 using port_list_value_t = typename port_list_value<std::remove_cvref_t<X>>::type;
 
-// Anything that denotes ports: a port, a multiport, a port_list.
+/// Anything that denotes ports: a port, a multiport, a port_list.
 template <class X>
 concept port_selection = requires {
   typename port_list_value<std::remove_cvref_t<X>>::type;
@@ -88,7 +88,7 @@ port_list<port_list_value_t<X>> as_port_list(X&& x) {
   }
 }
 
-// Several selections of one type in a row: `ports(a.out, b.out)` is LF's `a.out, b.out`.
+/// Several selections of one type in a row: `ports(a.out, b.out)` is LF's `a.out, b.out`.
 template <port_selection First, port_selection... Rest>
 requires(std::is_same_v<port_list_value_t<First>, port_list_value_t<Rest>>&&...)
     port_list<port_list_value_t<First>> ports(First&& first, Rest&&... rest) {

@@ -37,12 +37,12 @@ class reaction_scheduler;
 struct delayed_connection;
 struct pending_mutation;
 
-// An event a reaction produced at this tag (a logical action, a delayed connection's value);
-// merged into the event queue when the tag ends, in reaction order, so the result is the
-// same whichever worker ran which reaction first.
+/// An event a reaction produced at this tag (a logical action, a delayed connection's value);
+/// merged into the event queue when the tag ends, in reaction order, so the result is the
+/// same whichever worker ran which reaction first.
 struct staged_event {
   event_target* target;
-  action_base* action;  // for spacing; null for a delayed connection
+  action_base* action;  ///< for spacing; null for a delayed connection
   erased_value value;
   duration delay;
   bool physical;
@@ -53,7 +53,7 @@ class reaction;
 class mutation_point;
 namespace detail {
 void declare_trigger(reaction& r, action_base& a);
-void declare_port(reaction& r, port_base& p, int role);  // 0 trigger, 1 source, 2 effect
+void declare_port(reaction& r, port_base& p, int role);  ///< 0 trigger, 1 source, 2 effect
 void declare_effect_action(reaction& r, action_base& a);
 struct pending_mutation;
 pending_mutation& mutation_of(reaction& r, reactor& owner);
@@ -62,9 +62,9 @@ pending_mutation& mutation_of(reaction& r, reactor& owner);
 class reaction : public element, private task {
  public:
   ~reaction() override;
-  // Declaration order within the reactor, from 1.
+  /// Declaration order within the reactor, from 1.
   std::size_t priority() const noexcept { return priority_; }
-  // The reaction's level: the length of the longest dependency chain leading to it.
+  /// The reaction's level: the length of the longest dependency chain leading to it.
   std::size_t level() const noexcept { return level_; }
   std::optional<duration> deadline() const noexcept { return deadline_; }
 
@@ -91,27 +91,27 @@ class reaction : public element, private task {
 
   std::size_t priority_;
   std::optional<duration> deadline_;
-  // Declarations.
+  /// Declarations.
   std::vector<port_base*> trigger_ports_, source_ports_, effect_ports_;
   std::vector<action_base*> trigger_actions_, effect_actions_;
-  // The dependency graph (assembly).
+  /// The dependency graph (assembly).
   std::vector<reaction*> successors_, predecessors_;
   std::size_t level_ = 0;
-  std::size_t index_ = 0;  // position in the program's total order (level, then reactor tree)
+  std::size_t index_ = 0;  ///< position in the program's total order (level, then reactor tree)
   detail::reaction_scheduler* scheduler_ = nullptr;
-  // Per tag; see reaction_scheduler.hpp for who writes what when.
+  /// Per tag; see reaction_scheduler.hpp for who writes what when.
   std::uint64_t cone_generation_ = 0;
   std::atomic<std::uint32_t> pending_{0};
   std::atomic<bool> triggered_{false};
   bool ran_ = false;
   std::vector<port_base*> set_ports_;
   std::vector<detail::staged_event> staged_;
-  std::unique_ptr<detail::pending_mutation> mutation_;  // mutation.hpp
+  std::unique_ptr<detail::pending_mutation> mutation_;  ///< mutation.hpp
   friend detail::pending_mutation& detail::mutation_of(reaction&, reactor&);
 };
 
-// Sets the port at the current tag: stores the value, triggers the readers, and stages the
-// value for delayed connections leaving the port.
+/// Sets the port at the current tag: stores the value, triggers the readers, and stages the
+/// value for delayed connections leaving the port.
 void set_port_value(reaction& by, port_base& port, detail::erased_value value);
 
 // ---- effect handles: what a body receives for each declared effect ----
@@ -139,7 +139,7 @@ class port_writer {
   port<T>* port_;
 };
 
-// A port that carries presence only.
+/// A port that carries presence only.
 template <>
 class port_writer<void> {
  public:
@@ -153,7 +153,7 @@ class port_writer<void> {
   port<void>* port_;
 };
 
-// A writer for every channel of a multiport or port list: `out[i].set(v)`.
+/// A writer for every channel of a multiport or port list: `out[i].set(v)`.
 template <class T>
 class multiport_writer {
  public:
@@ -176,7 +176,7 @@ class action_scheduler {
  public:
   action_scheduler(reaction& r, valued_action<T>& a) noexcept : reaction_(&r), action_(&a) {}
 
-  // At the current tag + min_delay + delay (a zero total: the next microstep).
+  /// At the current tag + min_delay + delay (a zero total: the next microstep).
   template <class V>
   requires(!std::is_void_v<T> &&
            std::is_constructible_v<T, V&&>) void schedule(V&& value,
@@ -199,7 +199,7 @@ class action_scheduler {
 namespace detail {
 
 template <class D>
-struct effect_traits;  // no handle: this kind of element cannot be an effect
+struct effect_traits;  ///< no handle: this kind of element cannot be an effect
 template <class T>
 struct effect_traits<input<T>> {
   using handle = port_writer<T>;
@@ -241,13 +241,13 @@ concept effect_declaration = requires {
 template <class D>
 using effect_handle_t = typename effect_traits<std::remove_cvref_t<D>>::handle;
 
-// Trigger and source declarations: anything that denotes ports, or an action of any kind.
+/// Trigger and source declarations: anything that denotes ports, or an action of any kind.
 template <class X>
 concept trigger_declaration =
     port_selection<X> || std::is_base_of_v<action_base, std::remove_cvref_t<X>>;
 
-// How a declared effect is held until the body is given: a port list by value (it may be a
-// temporary `bank.ports(...)`), anything else by address.
+/// How a declared effect is held until the body is given: a port list by value (it may be a
+/// temporary `bank.ports(...)`), anything else by address.
 template <class D>
 struct effect_storage {
   using type = D*;
@@ -286,8 +286,8 @@ class typed_reaction final : public reaction {
         handles_(make_handles(effects, std::index_sequence_for<Decls...>{})) {}
 
   using reaction::deadline;
-  // LF's `deadline(d) {= handler =}`: when the reaction would start later than its tag's
-  // time + d by the physical clock, the handler runs instead of the body.
+  /// LF's `deadline(d) {= handler =}`: when the reaction would start later than its tag's
+  /// time + d by the physical clock, the handler runs instead of the body.
   template <class Handler>
   typed_reaction& deadline(duration d, Handler handler) {
     static_assert(body_accepts<Handler, handles>::value,
@@ -315,14 +315,14 @@ class typed_reaction final : public reaction {
   std::function<void()> deadline_handler_;
 };
 
-// Registration in the reactor (element.cpp).
+/// Registration in the reactor (element.cpp).
 std::size_t next_reaction_priority(reactor& owner);
 void add_reaction(reactor& owner, std::unique_ptr<reaction> r);
 void note_reaction_without_body(reactor& owner, const std::string& name);
 
 }  // namespace detail
 
-// Returned by reactor::reaction(name); registers the reaction when given its body.
+/// Returned by reactor::reaction(name); registers the reaction when given its body.
 template <class... Effects>
 class [[nodiscard]] reaction_builder {
  public:
@@ -363,7 +363,7 @@ class [[nodiscard]] reaction_builder {
     return next;
   }
 
-  // Registers the reaction. `body` is called with one handle per declared effect.
+  /// Registers the reaction. `body` is called with one handle per declared effect.
   template <class Body>
   auto& body(Body body) && {
     static_assert(

@@ -37,8 +37,8 @@
 
 namespace spate::reactor {
 
-// Every reactor's `mutations` member: declare it as an effect to receive a mutator
-// (mutation.hpp).
+/// Every reactor's `mutations` member: declare it as an effect to receive a mutator
+/// (mutation.hpp).
 class mutation_point {
  public:
   explicit mutation_point(reactor* owner) noexcept : owner_(owner) {}
@@ -49,7 +49,7 @@ class mutation_point {
 };
 
 class reactor : public element {
-  // The registries come first: the startup and shutdown members below register in them.
+  /// The registries come first: the startup and shutdown members below register in them.
   std::vector<port_base*> ports_;
   std::vector<action_base*> actions_;
   std::vector<reactor*> children_;
@@ -58,8 +58,8 @@ class reactor : public element {
   std::vector<std::string> reactions_without_body_;
 
  public:
-  // Where a reactor is made: inside a container (`{this, "name"}`) or at the top of an
-  // environment (environment::make_top does this).
+  /// Where a reactor is made: inside a container (`{this, "name"}`) or at the top of an
+  /// environment (environment::make_top does this).
   struct context {
     context(reactor* container, std::string name) : container(container), name(std::move(name)) {}
     context(reactor* container, std::string name, std::size_t bank_index, std::size_t bank_width)
@@ -73,18 +73,18 @@ class reactor : public element {
     environment* env = nullptr;
     std::string name;
     std::size_t bank_index = 0;
-    std::size_t bank_width = 0;  // 0: not in a bank
+    std::size_t bank_width = 0;  ///< 0: not in a bank
   };
 
   explicit reactor(context ctx);
   virtual ~reactor();
 
   environment& env() const noexcept { return *env_; }
-  // The index in its bank (0 when not in a bank) and the bank's width (1 when not in one).
+  /// The index in its bank (0 when not in a bank) and the bank's width (1 when not in one).
   std::size_t bank_index() const noexcept { return bank_index_; }
   std::size_t bank_width() const noexcept { return bank_width_ == 0 ? 1 : bank_width_; }
 
-  // Time, for reactions (LF's lf.time.*). Logical time is the current tag's.
+  /// Time, for reactions (LF's lf.time.*). Logical time is the current tag's.
   tag current_tag() const noexcept;
   time_point logical_time() const noexcept { return current_tag().time; }
   microstep get_microstep() const noexcept { return current_tag().step; }
@@ -92,7 +92,7 @@ class reactor : public element {
   time_point physical_time() const noexcept { return clock::now(); }
   duration elapsed_physical_time() const noexcept;
   time_point start_time() const noexcept;
-  // Shutdown at the next microstep (any thread).
+  /// Shutdown at the next microstep (any thread).
   void request_stop();
 
   startup_trigger startup{this};
@@ -100,8 +100,8 @@ class reactor : public element {
   mutation_point mutations{this};
 
  protected:
-  // Starts declaring a reaction; reactions run in the order they are declared. An empty name
-  // becomes "reaction_N" (N its priority).
+  /// Starts declaring a reaction; reactions run in the order they are declared. An empty name
+  /// becomes "reaction_N" (N its priority).
   reaction_builder<> reaction(std::string name = {}) { return {*this, std::move(name)}; }
 
   template <port_selection From, port_selection To>
@@ -126,13 +126,13 @@ class reactor : public element {
   environment* env_;
   std::size_t bank_index_;
   std::size_t bank_width_;
-  // What mutations made and own (mutation.hpp).
+  /// What mutations made and own (mutation.hpp).
   std::vector<std::unique_ptr<reactor>> created_;
   std::vector<std::unique_ptr<connection>> created_connections_;
 };
 
-// N instances of a reactor (LF's bank): instance i is named "name[i]" and has bank_index() i.
-// Constructor arguments after the width are passed to every instance.
+/// N instances of a reactor (LF's bank): instance i is named "name[i]" and has bank_index() i.
+/// Constructor arguments after the width are passed to every instance.
 template <class R>
 requires std::is_base_of_v<reactor, R>
 class bank {
@@ -153,15 +153,15 @@ class bank {
   auto begin() { return instances_.begin(); }
   auto end() { return instances_.end(); }
 
-  // The same port (or multiport) of every instance, instance-major: b[0].out, b[1].out, ...
-  // (for multiports: b[0].out[0], b[0].out[1], b[1].out[0], ...).
+  /// The same port (or multiport) of every instance, instance-major: b[0].out, b[1].out, ...
+  /// (for multiports: b[0].out[0], b[0].out[1], b[1].out[0], ...).
   template <class Member>
   auto ports(Member R::*member) {
     port_list<port_list_value_t<Member>> list;
     for (R& r : instances_) list.append(as_port_list(r.*member));
     return list;
   }
-  // LF's `interleaved(b.out)`: channel-major, b[0].out[0], b[1].out[0], b[0].out[1], ...
+  /// LF's `interleaved(b.out)`: channel-major, b[0].out[0], b[1].out[0], b[0].out[1], ...
   template <class P>
   auto interleaved(multiport<P> R::*member) {
     port_list<typename P::value_type> list;

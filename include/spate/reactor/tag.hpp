@@ -21,7 +21,7 @@ struct tag {
 
   friend constexpr auto operator<=>(const tag&, const tag&) = default;
 
-  // The tag `delay` later: the next microstep for a zero delay, else (time + delay, 0).
+  /// The tag `delay` later: the next microstep for a zero delay, else (time + delay, 0).
   constexpr tag delayed_by(duration delay) const noexcept {
     if (delay == duration::zero()) return tag{time, step + 1};
     return tag{time + delay, 0};

@@ -25,7 +25,7 @@ class trace_recorder {
 
  private:
   struct record {
-    const std::string* name;  // null: a tag
+    const std::string* name;  ///< null: a tag
     tag at;
     time_point begin, end;
     std::uint32_t thread;

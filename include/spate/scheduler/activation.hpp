@@ -57,20 +57,20 @@ class activation {
  public:
   enum class state : int { idle = 0, scheduled = 1, finished = 2 };
 
-  // A new unit starts scheduled: its creator runs or queues the first activation.
+  /// A new unit starts scheduled: its creator runs or queues the first activation.
   activation() = default;
   activation(const activation&) = delete;
   activation& operator=(const activation&) = delete;
 
   // ---- producer side, any thread (steps P1, P2) ----
 
-  // Returns true when the caller won the unit and must now schedule it.
+  /// Returns true when the caller won the unit and must now schedule it.
   [[nodiscard]] bool notify() noexcept {
     stress_point();
     handshake_fence();
     return notify_after_fence();
   }
-  // For waking several units after one handshake_fence() of the caller's.
+  /// For waking several units after one handshake_fence() of the caller's.
   [[nodiscard]] bool notify_after_fence() noexcept {
     if (state_.load(std::memory_order_relaxed) != state::idle) return false;
     state expected = state::idle;
@@ -79,34 +79,34 @@ class activation {
 
   // ---- consumer side, only the running activation ----
 
-  // Steps C1..C4. `has_work()` must read only atomics that producers write (the unit may be
-  // running again elsewhere). Returns true when work arrived and this activation took the
-  // unit back (it goes on running); false when the unit is idle (return and touch nothing).
+  /// Steps C1..C4. `has_work()` must read only atomics that producers write (the unit may be
+  /// running again elsewhere). Returns true when work arrived and this activation took the
+  /// unit back (it goes on running); false when the unit is idle (return and touch nothing).
   template <class HasWork>
   [[nodiscard]] bool go_idle(HasWork&& has_work) noexcept {
-    checks_in_flight_.fetch_add(1, std::memory_order_relaxed);  // ordered by C1's release
+    checks_in_flight_.fetch_add(1, std::memory_order_relaxed);  ///< ordered by C1's release
     state_.store(state::idle, std::memory_order_release);
     stress_point();
     handshake_fence();
     bool keep_running = false;
     if (has_work()) keep_running = notify_after_fence();
-    checks_in_flight_.fetch_sub(1, std::memory_order_release);  // the last access
+    checks_in_flight_.fetch_sub(1, std::memory_order_release);  ///< the last access
     return keep_running;
   }
 
-  // A thread that waited after go_idle() returned false (a blocking actor) and resumes on its
-  // own, by time-out or by a notify: it owns the unit again. A notifier that won the CAS in
-  // between set the same state.
+  /// A thread that waited after go_idle() returned false (a blocking actor) and resumes on its
+  /// own, by time-out or by a notify: it owns the unit again. A notifier that won the CAS in
+  /// between set the same state.
   void resume_after_wait() noexcept { state_.store(state::scheduled, std::memory_order_relaxed); }
 
-  // Final: the unit will never run again and notify() always returns false from now on.
-  // Waits for re-checks still in flight from earlier activations (lifetime rule above).
+  /// Final: the unit will never run again and notify() always returns false from now on.
+  /// Waits for re-checks still in flight from earlier activations (lifetime rule above).
   void finish() noexcept {
     state_.store(state::finished, std::memory_order_release);
     while (checks_in_flight_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   }
 
-  // ---- observers, any thread ----
+  /// ---- observers, any thread ----
   bool is_finished() const noexcept {
     return state_.load(std::memory_order_acquire) == state::finished;
   }

@@ -15,20 +15,20 @@ namespace spate {
 
 class dedicated_thread final : public executor {
  public:
-  // `cpu`: pin the thread to that CPU.
+  /// `cpu`: pin the thread to that CPU.
   explicit dedicated_thread(std::string name, std::size_t task_budget = 64,
                             std::optional<std::size_t> cpu = std::nullopt);
-  ~dedicated_thread() override;  // stop() and join
+  ~dedicated_thread() override;  ///< stop() and join
   dedicated_thread(const dedicated_thread&) = delete;
   dedicated_thread& operator=(const dedicated_thread&) = delete;
 
   void schedule(task* t) override;
-  // Lets the thread finish once no task is queued; join() waits for it. Idempotent.
+  /// Lets the thread finish once no task is queued; join() waits for it. Idempotent.
   void stop();
   void join();
-  // True when called on this thread.
+  /// True when called on this thread.
   bool is_current_thread() const noexcept { return thread_.get_id() == std::this_thread::get_id(); }
-  // True once the thread ran a task to `done` and was asked to stop, or stopped.
+  /// True once the thread ran a task to `done` and was asked to stop, or stopped.
   bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
 
  private:

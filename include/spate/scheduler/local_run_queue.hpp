@@ -23,7 +23,7 @@ class local_run_queue {
   explicit local_run_queue(std::size_t capacity)
       : mask_(round_up(capacity) - 1), slots_(new std::atomic<task*>[mask_ + 1]) {}
 
-  // Owner only. Returns false when full.
+  /// Owner only. Returns false when full.
   bool push(task* t) noexcept {
     const auto tail = tail_->load(std::memory_order_relaxed);
     const auto head = head_->load(std::memory_order_acquire);
@@ -33,7 +33,7 @@ class local_run_queue {
     return true;
   }
 
-  // Owner or thief. nullptr when empty.
+  /// Owner or thief. nullptr when empty.
   task* pop() noexcept {
     auto head = head_->load(std::memory_order_acquire);
     for (;;) {

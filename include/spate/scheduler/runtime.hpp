@@ -39,15 +39,15 @@ namespace spate {
 
 struct runtime_config {
   scheduler_config scheduler = scheduler_config::default_preset();
-  // Where models report unexpected messages and unhandled exceptions; default: stderr.
+  /// Where models report unexpected messages and unhandled exceptions; default: stderr.
   std::function<void(const std::string&)> error_reporter;
-  // SPATE_KEY environment variables override `scheduler` (when the runtime is built).
+  /// SPATE_KEY environment variables override `scheduler` (when the runtime is built).
   bool read_environment = true;
-  // `--spate.KEY=VALUE` settings taken from a command line; they override the environment.
+  /// `--spate.KEY=VALUE` settings taken from a command line; they override the environment.
   std::vector<scheduler_config::setting> command_line;
 
-  // A configuration with the `--spate.` arguments of this command line; the other
-  // arguments (argv[0] excluded) go to `rest` when given.
+  /// A configuration with the `--spate.KEY=VALUE` arguments of this command line; the other
+  /// arguments (argv[0] excluded) go to `rest` when given.
   static runtime_config from_command_line(int argc, const char* const* argv,
                                           std::vector<std::string>* rest = nullptr);
 };
@@ -55,34 +55,34 @@ struct runtime_config {
 class runtime {
  public:
   explicit runtime(runtime_config config = {});
-  ~runtime();  // shutdown()
+  ~runtime();  ///< shutdown()
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
 
   worker_pool& pool() noexcept { return *pool_; }
   timer_service& timers() noexcept { return *timers_; }
-  // The configuration in force (with the environment and command line applied).
+  /// The configuration in force (with the environment and command line applied).
   const runtime_config& config() const noexcept { return config_; }
 
-  // A thread of its own for tasks that block or must be pinned; owned by the runtime and
-  // joined at shutdown (step 3). Thread-safe.
+  /// A thread of its own for tasks that block or must be pinned; owned by the runtime and
+  /// joined at shutdown (step 3). Thread-safe.
   dedicated_thread& start_dedicated_thread(std::string name,
                                            std::optional<std::size_t> cpu = std::nullopt);
-  // The thread's work is over (its detached actor terminated): it stops once its queue is
-  // empty and is joined and freed by a later start_dedicated_thread / retire call or at
-  // shutdown, so threads of finished work do not pile up. Callable on that thread itself.
+  /// The thread's work is over (its detached actor terminated): it stops once its queue is
+  /// empty and is joined and freed by a later start_dedicated_thread / retire call or at
+  /// shutdown, so threads of finished work do not pile up. Callable on that thread itself.
   void retire_dedicated_thread(dedicated_thread& thread);
-  // Dedicated threads not yet joined (tests, diagnostics).
+  /// Dedicated threads not yet joined (tests, diagnostics).
   std::size_t dedicated_thread_count() const;
 
-  // Registers a model's stop step (shutdown step 1); returns a key for remove_shutdown_step.
+  /// Registers a model's stop step (shutdown step 1); returns a key for remove_shutdown_step.
   std::size_t on_shutdown(std::function<void()> stop);
   void remove_shutdown_step(std::size_t key);
 
-  // Reports an error through config().error_reporter, or to stderr. Thread-safe.
+  /// Reports an error through config().error_reporter, or to stderr. Thread-safe.
   void report_error(const std::string& text);
 
-  // The numbered shutdown above. Idempotent.
+  /// The numbered shutdown above. Idempotent.
   void shutdown();
   bool is_shut_down() const;
 
@@ -90,7 +90,7 @@ class runtime {
   void join_finished_threads_locked();
   runtime_config config_;
   std::unique_ptr<worker_pool> pool_;
-  std::unique_ptr<timer_service> timers_;  // over pool_
+  std::unique_ptr<timer_service> timers_;  ///< over pool_
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<dedicated_thread>> dedicated_threads_;
   std::vector<std::pair<std::size_t, std::function<void()>>> shutdown_steps_;

@@ -12,14 +12,14 @@
 
 namespace spate {
 
-// Thrown for an invalid configuration value; the message names the key and the valid range.
+/// Thrown for an invalid configuration value; the message names the key and the valid range.
 class config_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
 
-// One polling phase of an idle worker: `attempts` polls of its own queues, a steal attempt
-// every `steal_interval` polls, and a sleep of `sleep` between polls (zero: spin).
+/// One polling phase of an idle worker: `attempts` polls of its own queues, a steal attempt
+/// every `steal_interval` polls, and a sleep of `sleep` between polls (zero: spin).
 struct polling_strategy {
   std::uint32_t attempts = 0;
   std::uint32_t steal_interval = 1;
@@ -27,48 +27,48 @@ struct polling_strategy {
 };
 
 struct scheduler_config {
-  std::size_t threads = 0;  // 0: one per available CPU
+  std::size_t threads = 0;  ///< 0: one per available CPU
   polling_strategy aggressive{100, 10, std::chrono::microseconds{0}};
   polling_strategy moderate{0, 5, std::chrono::microseconds{1}};
   polling_strategy relaxed{1, 1, std::chrono::microseconds{10'000}};
-  // true: after aggressive and moderate, park on the worker's event until it is woken (on
-  // enqueue, or when stealable work appears). false: use the relaxed strategy forever
-  // (CAF's behaviour).
+  /// true: after aggressive and moderate, park on the worker's event until it is woken (on
+  /// enqueue, or when stealable work appears). false: use the relaxed strategy forever
+  /// (CAF's behaviour).
   bool park_when_idle = true;
-  // Zero (the default): a parked worker sleeps until it is woken, so an idle pool uses no
-  // CPU. A positive value wakes it at least that often to look for work: a safety net that
-  // the wake-up protocol does not need (tests/stress checks it without one).
+  /// Zero (the default): a parked worker sleeps until it is woken, so an idle pool uses no
+  /// CPU. A positive value wakes it at least that often to look for work: a safety net that
+  /// the wake-up protocol does not need (tests/stress checks it without one).
   std::chrono::microseconds park_timeout{0};
-  std::size_t task_budget = 64;  // messages an activation may process before yielding
+  std::size_t task_budget = 64;  ///< messages an activation may process before yielding
   std::size_t local_queue_capacity = 1024;
-  bool pin_threads = false;  // pin worker i to CPU i % available_cpus()
+  bool pin_threads = false;  ///< pin worker i to CPU i % available_cpus()
   std::string thread_name_prefix = "spate-worker";
 
-  // Presets. `default_preset`: event-notified idling (tuned on a 2-vCPU VM). `spin`: never
-  // parks nor sleeps (lowest latency, 100% CPU per worker).
+  /// Presets. `default_preset`: event-notified idling (tuned on a 2-vCPU VM). `spin`: never
+  /// parks nor sleeps (lowest latency, 100% CPU per worker).
   static scheduler_config default_preset();
   static scheduler_config spin();
-  static scheduler_config preset(std::string_view name);  // "default" | "spin"
+  static scheduler_config preset(std::string_view name);  ///< "default" | "spin"
 
-  // Settings as KEY=VALUE pairs. Keys: threads, polling (default|spin), park-timeout-us,
-  // task-budget, pin-threads, aggressive-attempts, moderate-attempts, moderate-sleep-us.
-  // `polling` picks a preset and is applied first wherever it stands, so the order of the
-  // settings does not matter; for a key given twice the later value wins. Throws
-  // config_error naming a bad key or value.
+  /// Settings as KEY=VALUE pairs. Keys: threads, polling (default|spin), park-timeout-us,
+  /// task-budget, pin-threads, aggressive-attempts, moderate-attempts, moderate-sleep-us.
+  /// `polling` picks a preset and is applied first wherever it stands, so the order of the
+  /// settings does not matter; for a key given twice the later value wins. Throws
+  /// config_error naming a bad key or value.
   using setting = std::pair<std::string, std::string>;
   void apply(const std::vector<setting>& settings);
-  // SPATE_KEY variables (SPATE_PARK_TIMEOUT_US for park-timeout-us), as settings.
+  /// SPATE_KEY variables (SPATE_PARK_TIMEOUT_US for park-timeout-us), as settings.
   static std::vector<setting> settings_from_environment();
-  // Splits `--spate.KEY=VALUE` arguments from the others (returned in `rest`, argv[0]
-  // excluded); throws config_error for a `--spate.` argument without a value.
+  /// Splits `--spate.KEY=VALUE` arguments from the others (returned in `rest`, argv[0]
+  /// excluded); throws config_error for a `--spate.KEY` argument without a value.
   static std::vector<setting> settings_from_command_line(int argc, const char* const* argv,
                                                          std::vector<std::string>* rest = nullptr);
-  // apply(settings_from_environment()) / apply(settings_from_command_line(...)).
+  /// apply(settings_from_environment()) / apply(settings_from_command_line(...)).
   void apply_environment();
   std::vector<std::string> apply_command_line(int argc, const char* const* argv);
   void set(std::string_view key, std::string_view value);
 
-  // Throws config_error when the combination is invalid.
+  /// Throws config_error when the combination is invalid.
   void validate() const;
   std::size_t effective_threads() const;
 };

@@ -26,26 +26,26 @@ class timer_queue {
   using timer_id = std::uint64_t;
   static constexpr std::int64_t no_deadline = INT64_MAX;
 
-  // Adds a timer; `period` > 0 makes it fire every `period` after `deadline` until
-  // cancelled. Returns its id (never 0), or 0 once the queue is closed. `earliest` (if
-  // given) is set to whether the new deadline is now the earliest.
+  /// Adds a timer; `period` > 0 makes it fire every `period` after `deadline` until
+  /// cancelled. Returns its id (never 0), or 0 once the queue is closed. `earliest` (if
+  /// given) is set to whether the new deadline is now the earliest.
   timer_id add(clock::time_point deadline, std::function<void()> callback,
                std::chrono::nanoseconds period = std::chrono::nanoseconds::zero(),
                bool* earliest = nullptr);
-  // True when the timer was pending: it will not fire (again). False once a one-shot timer
-  // fired or started firing, for a timer cancelled before, and for an unknown id.
+  /// True when the timer was pending: it will not fire (again). False once a one-shot timer
+  /// fired or started firing, for a timer cancelled before, and for an unknown id.
   bool cancel(timer_id id);
   std::size_t pending() const;
 
-  // The earliest deadline, in nanoseconds of clock::time_since_epoch(), or no_deadline.
-  // Lock-free; may be stale by one add or run (callers re-check under their handshake).
+  /// The earliest deadline, in nanoseconds of clock::time_since_epoch(), or no_deadline.
+  /// Lock-free; may be stale by one add or run (callers re-check under their handshake).
   std::int64_t next_deadline_ns() const noexcept {
     return next_deadline_.load(std::memory_order_seq_cst);
   }
-  // Runs the callbacks of every timer due at `now` (later ones too if they come due while
-  // it runs). Returns how many ran; 0 at once when another thread is running them.
+  /// Runs the callbacks of every timer due at `now` (later ones too if they come due while
+  /// it runs). Returns how many ran; 0 at once when another thread is running them.
   std::size_t run_due(clock::time_point now);
-  // Cancels everything and refuses later adds. Idempotent.
+  /// Cancels everything and refuses later adds. Idempotent.
   void close();
 
   static std::int64_t to_ns(clock::time_point t) noexcept {
@@ -63,8 +63,8 @@ class timer_queue {
   struct record {
     std::function<void()> callback;
     std::chrono::nanoseconds period;
-    bool firing = false;     // a periodic timer whose callback runs now (outside the lock)
-    bool cancelled = false;  // ... and was cancelled meanwhile: do not re-arm
+    bool firing = false;     ///< a periodic timer whose callback runs now (outside the lock)
+    bool cancelled = false;  ///< ... and was cancelled meanwhile: do not re-arm
   };
   void publish_next_locked() noexcept;
 

@@ -26,27 +26,27 @@ class timer_service {
 
   explicit timer_service(worker_pool& pool) noexcept : pool_(&pool) {}
 
-  // Each returns the timer's id, or 0 when the runtime is shutting down (the callback is
-  // dropped without running).
+  /// Each returns the timer's id, or 0 when the runtime is shutting down (the callback is
+  /// dropped without running).
   timer_id schedule_at(clock::time_point deadline, std::function<void()> callback) {
     return pool_->add_timer(deadline, std::move(callback));
   }
-  // A delay too large to add to now() (nanoseconds::max()) means "never": the timer stays
-  // pending until cancelled.
+  /// A delay too large to add to now() (nanoseconds::max()) means "never": the timer stays
+  /// pending until cancelled.
   timer_id schedule_after(std::chrono::nanoseconds delay, std::function<void()> callback) {
     return schedule_at(saturating_deadline(delay), std::move(callback));
   }
-  // First after `first_delay`, then every `period` (> 0) on a fixed schedule (no drift;
-  // periods missed while the pool was too busy are skipped, not fired in a burst).
+  /// First after `first_delay`, then every `period` (> 0) on a fixed schedule (no drift;
+  /// periods missed while the pool was too busy are skipped, not fired in a burst).
   timer_id schedule_periodic(std::chrono::nanoseconds first_delay, std::chrono::nanoseconds period,
                              std::function<void()> callback);
-  // True when the timer was pending: it will not fire (again) and its callback is freed.
-  // False for a one-shot timer that fired (or is firing), one cancelled before, or an
-  // unknown id. It does not wait for a callback that is running right now (a periodic
-  // timer's current tick may still finish after cancel returned).
+  /// True when the timer was pending: it will not fire (again) and its callback is freed.
+  /// False for a one-shot timer that fired (or is firing), one cancelled before, or an
+  /// unknown id. It does not wait for a callback that is running right now (a periodic
+  /// timer's current tick may still finish after cancel returned).
   bool cancel(timer_id id) { return pool_->cancel_timer(id); }
   std::size_t pending() const { return pool_->pending_timers(); }
-  // Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
+  /// Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
   void stop() { pool_->close_timers(); }
 
  private:

@@ -51,32 +51,32 @@ class worker_pool final : public executor {
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
 
-  // Thread-safe. From a worker of this pool the task goes to that worker's LIFO slot;
-  // from anywhere else, to a parked worker's inbox (waking it) or round-robin.
+  /// Thread-safe. From a worker of this pool the task goes to that worker's LIFO slot;
+  /// from anywhere else, to a parked worker's inbox (waking it) or round-robin.
   void schedule(task* t) override;
-  // For forking work that should run beside the caller's: from a worker of this pool the task
-  // goes to that worker's stealable queue (not the LIFO slot, which only its owner runs) and
-  // a parked worker is woken to steal it; from anywhere else, as schedule().
+  /// For forking work that should run beside the caller's: from a worker of this pool the task
+  /// goes to that worker's stealable queue (not the LIFO slot, which only its owner runs) and
+  /// a parked worker is woken to steal it; from anywhere else, as schedule().
   void schedule_stealable(task* t);
 
-  // Stops the workers and joins them. Tasks still queued are not resumed but discarded
-  // (task::discard), and so is every task scheduled later: stop the things that schedule
-  // (actors, graphs) first. Pending timers are cancelled. Idempotent.
+  /// Stops the workers and joins them. Tasks still queued are not resumed but discarded
+  /// (task::discard), and so is every task scheduled later: stop the things that schedule
+  /// (actors, graphs) first. Pending timers are cancelled. Idempotent.
   void stop();
 
-  // Timers run by the workers (see above). Thread-safe. `add_timer` returns 0 after stop().
+  /// Timers run by the workers (see above). Thread-safe. `add_timer` returns 0 after stop().
   timer_queue::timer_id add_timer(
       timer_queue::clock::time_point deadline, std::function<void()> callback,
       std::chrono::nanoseconds period = std::chrono::nanoseconds::zero());
   bool cancel_timer(timer_queue::timer_id id) { return timers_.cancel(id); }
   std::size_t pending_timers() const { return timers_.pending(); }
-  // Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
+  /// Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
   void close_timers() { timers_.close(); }
 
   std::size_t size() const noexcept { return workers_.size(); }
   const scheduler_config& config() const noexcept { return config_; }
   std::vector<worker_stats> stats() const;
-  // True when called from one of this pool's worker threads.
+  /// True when called from one of this pool's worker threads.
   bool is_worker_thread() const noexcept;
 
  private:
@@ -103,13 +103,13 @@ class worker_pool final : public executor {
   scheduler_config config_;
   std::vector<std::unique_ptr<worker>> workers_;
   std::atomic<bool> stopping_{false};
-  std::atomic<bool> stopped_{false};  // joined: schedule() discards
+  std::atomic<bool> stopped_{false};  ///< joined: schedule() discards
   std::atomic<std::size_t> searching_{0};
   std::atomic<std::size_t> parked_{0};
   std::atomic<std::size_t> next_external_{0};
   timer_queue timers_;
   static constexpr int no_keeper = -1;
-  std::atomic<int> timer_keeper_{no_keeper};  // index of the worker sleeping for timers
+  std::atomic<int> timer_keeper_{no_keeper};  ///< index of the worker sleeping for timers
 };
 
 }  // namespace spate

@@ -13,15 +13,15 @@ struct count_window {
   std::uint64_t length = 0;
   std::uint64_t slide = 0;
 
-  // Throws std::invalid_argument naming the field.
+  /// Throws std::invalid_argument naming the field.
   void check() const {
     if (length == 0) throw std::invalid_argument("count_window: length must be > 0");
     if (slide == 0) throw std::invalid_argument("count_window: slide must be > 0");
   }
   std::uint64_t start(std::uint64_t window) const noexcept { return window * slide; }
   std::uint64_t end(std::uint64_t window) const noexcept { return window * slide + length; }
-  // The windows that hold position i: [first_holding(i), last_holding(i)], empty when first
-  // > last (a hopping window's gap).
+  /// The windows that hold position i: [first_holding(i), last_holding(i)], empty when first
+  /// > last (a hopping window's gap).
   std::uint64_t last_holding(std::uint64_t i) const noexcept { return i / slide; }
   std::uint64_t first_holding(std::uint64_t i) const noexcept {
     return i < length ? 0 : (i - length) / slide + 1;

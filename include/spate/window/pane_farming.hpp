@@ -46,7 +46,7 @@ pane_function<Acc, Update, Combine, Result> panes(Update update, Combine combine
 
 namespace detail {
 
-// Builds each key's windows from its panes, which arrive per key in pane order.
+/// Builds each key's windows from its panes, which arrive per key in pane order.
 template <class Key, class Acc, class Combine, class Result>
 class pane_combiner
     : public flow::node<
@@ -66,8 +66,8 @@ class pane_combiner
   void consume(window_result<Key, Acc>& pane) {
     key_state& s = keys_[pane.key];
     s.panes.push_back(stored_pane{pane.window, std::move(pane.value), pane.tuples});
-    if (!pane.complete) return;  // the stream's last pane: its windows fire at the end
-    // Every window whose last pane just arrived.
+    if (!pane.complete) return;  ///< the stream's last pane: its windows fire at the end
+    /// Every window whose last pane just arrived.
     while (first_pane(s.next_window) + per_window_ - 1 <= pane.window) {
       this->send_next(build(pane.key, s, per_window_, true));
       advance(s);
@@ -93,7 +93,7 @@ class pane_combiner
     std::uint64_t tuples;
   };
   struct key_state {
-    std::deque<stored_pane> panes;  // from the next window's first pane on
+    std::deque<stored_pane> panes;  ///< from the next window's first pane on
     std::uint64_t next_window = 0;
   };
 
@@ -126,7 +126,7 @@ class pane_combiner
 
 }  // namespace detail
 
-// Pane farming over `workers` workers (the panes are computed by Window Farming).
+/// Pane farming over `workers` workers (the panes are computed by Window Farming).
 template <class T, class KeyFn, class Acc, class Update, class Combine, class Result>
 auto pane_farming(count_window spec, KeyFn key, pane_function<Acc, Update, Combine, Result> f,
                   std::size_t workers, tuple_memory memory = tuple_memory::slab) {

@@ -52,7 +52,7 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
     const auto& key = key_(tuple);
     const std::uint64_t position = positions_[key]++;
     const std::uint64_t first = spec_.first_holding(position), last = spec_.last_holding(position);
-    if (pattern_ == pattern::window_farming && first > last) return;  // a hopping window's gap
+    if (pattern_ == pattern::window_farming && first > last) return;  ///< a hopping window's gap
     multicast_tuple(pattern_, key, first, last, workers_, pool_.get(), std::move(tuple), position,
                     [this](routed_tuple<T>&& m) { this->send_next(std::move(m)); });
   }
@@ -62,7 +62,7 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
   count_window spec_;
   KeyFn key_;
   std::uint32_t workers_;
-  std::unique_ptr<memory::slab_pool> pool_;  // outlives the workers' releases: see below
+  std::unique_ptr<memory::slab_pool> pool_;  ///< outlives the workers' releases: see below
   std::unordered_map<key_of<T, KeyFn>, std::uint64_t> positions_;
 };
 
@@ -96,7 +96,7 @@ class window_worker
   std::optional<window_keeper<key_of<T, KeyFn>, T, F>> keeper_;
 };
 
-// Restores each key's window order (Window Farming's workers finish windows out of order).
+/// Restores each key's window order (Window Farming's workers finish windows out of order).
 template <class Result>
 class window_collector : public flow::node<Result, Result> {
  public:
@@ -145,7 +145,7 @@ auto window_pattern(pattern p, count_window spec, KeyFn key, F f, std::size_t wo
 
 }  // namespace detail
 
-// Key Partitioning: each key's windows in one of `workers` workers.
+/// Key Partitioning: each key's windows in one of `workers` workers.
 template <class T, class KeyFn, class F>
 auto key_partitioning(count_window spec, KeyFn key, F f, std::size_t workers,
                       tuple_memory memory = tuple_memory::slab) {
@@ -153,7 +153,7 @@ auto key_partitioning(count_window spec, KeyFn key, F f, std::size_t workers,
                                    std::move(f), workers, memory);
 }
 
-// Window Farming: each key's consecutive windows dealt round-robin to `workers` workers.
+/// Window Farming: each key's consecutive windows dealt round-robin to `workers` workers.
 template <class T, class KeyFn, class F>
 auto window_farming(count_window spec, KeyFn key, F f, std::size_t workers,
                     tuple_memory memory = tuple_memory::slab) {
@@ -161,9 +161,9 @@ auto window_farming(count_window spec, KeyFn key, F f, std::size_t workers,
                                    std::move(f), workers, memory);
 }
 
-// The same patterns over time windows: `time(tuple)` gives the tuple's event time (any
-// integer unit, the one the window's length, slide and lateness use). Late tuples are counted
-// in `report` when one is given, and reported on stderr at the end otherwise.
+/// The same patterns over time windows: `time(tuple)` gives the tuple's event time (any
+/// integer unit, the one the window's length, slide and lateness use). Late tuples are counted
+/// in `report` when one is given, and reported on stderr at the end otherwise.
 template <class T, class KeyFn, class TimeFn, class F>
 auto key_partitioning(time_window spec, KeyFn key, TimeFn time, F f, std::size_t workers,
                       tuple_memory memory = tuple_memory::slab,
@@ -191,8 +191,8 @@ auto processing_time_pattern(pattern p, processing_time_window spec, KeyFn key, 
 }
 }  // namespace detail
 
-// The same patterns over processing-time windows (time_window.hpp): a tuple's time is its
-// arrival at the emitter, and windows fire on the runtime's clock.
+/// The same patterns over processing-time windows (time_window.hpp): a tuple's time is its
+/// arrival at the emitter, and windows fire on the runtime's clock.
 template <class T, class KeyFn, class F>
 auto key_partitioning(processing_time_window spec, KeyFn key, F f, std::size_t workers,
                       tuple_memory memory = tuple_memory::slab) {

@@ -21,7 +21,7 @@ namespace spate::window {
 struct time_window {
   std::uint64_t length = 0;
   std::uint64_t slide = 0;
-  std::uint64_t lateness = 0;  // how far behind the newest time a tuple is still on time
+  std::uint64_t lateness = 0;  ///< how far behind the newest time a tuple is still on time
 
   void check() const {
     if (length == 0) throw std::invalid_argument("time_window: length must be > 0");
@@ -33,19 +33,19 @@ struct time_window {
   std::uint64_t first_holding(std::uint64_t t) const noexcept {
     return t < length ? 0 : (t - length) / slide + 1;
   }
-  // How many windows have fired at this watermark: windows 0 .. fired(wm) - 1, the ones whose
-  // end is at or before it.
+  /// How many windows have fired at this watermark: windows 0 .. fired(wm) - 1, the ones whose
+  /// end is at or before it.
   std::uint64_t fired(std::uint64_t watermark) const noexcept {
     return watermark < length ? 0 : (watermark - length) / slide + 1;
   }
 };
 
-// Time-based windows in processing time: a tuple's time is when the pattern's emitter
-// receives it, and a window fires when the runtime's clock passes its end — input or not (a
-// timer wakes the emitter every gcd(length, slide)). Window w of a key holds the tuples that
-// arrived in [origin + w · slide, origin + w · slide + length), the origin being the moment
-// the emitter started. Tuples are never late. Results are not repeatable run to run (they
-// depend on when tuples arrive); use event time for that.
+/// Time-based windows in processing time: a tuple's time is when the pattern's emitter
+/// receives it, and a window fires when the runtime's clock passes its end — input or not (a
+/// timer wakes the emitter every gcd(length, slide)). Window w of a key holds the tuples that
+/// arrived in [origin + w · slide, origin + w · slide + length), the origin being the moment
+/// the emitter started. Tuples are never late. Results are not repeatable run to run (they
+/// depend on when tuples arrive); use event time for that.
 struct processing_time_window {
   std::chrono::nanoseconds length{0};
   std::chrono::nanoseconds slide{0};
@@ -56,21 +56,21 @@ struct processing_time_window {
     if (slide <= std::chrono::nanoseconds::zero())
       throw std::invalid_argument("processing_time_window: slide must be > 0");
   }
-  // The same windows over nanoseconds since the origin.
+  /// The same windows over nanoseconds since the origin.
   time_window in_nanoseconds() const noexcept {
     return {std::uint64_t(length.count()), std::uint64_t(slide.count()), 0};
   }
-  // Every window ends on a multiple of this after the origin.
+  /// Every window ends on a multiple of this after the origin.
   std::chrono::nanoseconds tick() const noexcept {
     return std::chrono::nanoseconds{std::gcd(length.count(), slide.count())};
   }
 };
 
-// What a time-window pattern counts as it runs; pass a shared one in pattern_options to read
-// it (atomics: the emitter writes, anyone reads).
+/// What a time-window pattern counts as it runs; pass a shared one in pattern_options to read
+/// it (atomics: the emitter writes, anyone reads).
 struct window_report {
-  std::atomic<std::uint64_t> late_tuples{0};  // arrived after at least one of their windows fired
-  std::atomic<std::uint64_t> dropped_tuples{0};  // late for every window that held them
+  std::atomic<std::uint64_t> late_tuples{0};  ///< arrived after at least one of their windows fired
+  std::atomic<std::uint64_t> dropped_tuples{0};  ///< late for every window that held them
 };
 
 }  // namespace spate::window

@@ -27,15 +27,15 @@ incremental_function<Acc, Update, Result> incremental(Update update, Result resu
   return {std::move(update), std::move(result)};
 }
 
-// One window's result, as the patterns emit it.
+/// One window's result, as the patterns emit it.
 template <class Key, class R>
 struct window_result {
   Key key;
-  std::uint64_t window;  // per key: 0, 1, 2, ...
+  std::uint64_t window;  ///< per key: 0, 1, 2, ...
   R value;
-  // false for a window fired by the end of the stream before it had all its tuples.
+  /// false for a window fired by the end of the stream before it had all its tuples.
   bool complete;
-  std::uint64_t tuples;  // how many tuples the window held
+  std::uint64_t tuples;  ///< how many tuples the window held
   friend bool operator==(const window_result&, const window_result&) = default;
 };
 
