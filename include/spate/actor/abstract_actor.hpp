@@ -32,6 +32,7 @@
 namespace spate {
 
 class actor_system;
+/// An answer to a request, given later (response_promise.hpp).
 template <class R>
 class response_promise;
 
@@ -59,26 +60,38 @@ struct message_counters {
 };
 }  // namespace detail
 
+/// What a linked actor receives when the other side terminates abnormally.
 struct exit_msg {
+  /// The actor that terminated.
   actor source;
+  /// Why.
   exit_reason reason;
 };
 
+/// What a monitoring actor receives when the monitored one terminates.
 struct down_msg {
+  /// The actor that terminated.
   actor source;
+  /// Why.
   exit_reason reason;
 };
 
+/// The base of every actor (see the top of this file).
 class abstract_actor : public task {
  public:
   abstract_actor(const abstract_actor&) = delete;
   abstract_actor& operator=(const abstract_actor&) = delete;
   ~abstract_actor() override;
 
+  /// Unique within its system.
   std::uint64_t id() const noexcept { return id_; }
+  /// Its spawn_options name, or its type's.
   const std::string& name() const noexcept { return name_; }
+  /// The system it belongs to.
   actor_system& system() const noexcept { return *system_; }
+  /// True once it has terminated.
   bool is_terminated() const noexcept { return activation_.is_finished(); }
+  /// Messages waiting (any thread; approximate while senders send).
   virtual std::size_t mailbox_size() const noexcept = 0;
   /// Mailbox messages handled so far (any thread; metrics).
   std::uint64_t messages_handled() const noexcept {
@@ -90,6 +103,7 @@ class abstract_actor : public task {
   /// types at run time, or report it as unexpected.
   virtual void enqueue_dynamic(std::any message, message_priority priority,
                                std::shared_ptr<response_sink> reply) = 0;
+  /// Queues a control message (overtakes the mailbox); any thread.
   void enqueue_control(control_message* m);
   /// Stops the actor after its current message (control queue, overtakes the mailbox).
   void kill(exit_reason reason);
@@ -103,15 +117,19 @@ class abstract_actor : public task {
   /// Links are bidirectional: when one side terminates with a non-normal reason, the other
   /// receives exit_msg; without an exit handler it then terminates with the same reason.
   void link_to(const actor& other);
+  /// Removes a link made by link_to (both sides).
   void unlink_from(const actor& other);
   /// The monitor receives down_msg (any reason) when `other` terminates.
   void monitor(const actor& other);
+  /// Handles exit_msg from linked actors instead of terminating with their reason.
   void set_exit_handler(std::function<void(exit_msg&)> handler) {
     exit_handler_ = std::move(handler);
   }
+  /// Handles down_msg from monitored actors.
   void set_down_handler(std::function<void(down_msg&)> handler) {
     down_handler_ = std::move(handler);
   }
+  /// Sends `message` to this actor after `delay` (a runtime timer).
   void delayed_send_to_self(std::chrono::nanoseconds delay, std::any message);
   /// Inside a request's handler: takes the reply over, to answer later (or delegate) through
   /// the promise; the handler's own result is then not sent. Defined in response_promise.hpp.
@@ -123,6 +141,7 @@ class abstract_actor : public task {
 
   /// ---- reference counting (actor_ref) ----
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  /// Drops a reference; the last one deletes the actor.
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
@@ -137,6 +156,7 @@ class abstract_actor : public task {
   /// The idle handshake: mark_mailbox() (consumer side, before publishing idle) and
   /// mailbox_grew_since() (after; reads only producer-side atomics, see mpsc_queue).
   virtual mailbox_mark mark_mailbox() const noexcept = 0;
+  /// Whether a mailbox grew since `mark` (the idle re-check; producer-side atomics only).
   virtual bool mailbox_grew_since(const mailbox_mark& mark) const noexcept = 0;
   /// At termination: fails pending requests and counts the dropped messages.
   virtual std::size_t drop_mailbox() = 0;
@@ -161,6 +181,7 @@ class abstract_actor : public task {
   /// Makes `reply` the one make_response_promise() takes over, for the scope's lifetime.
   class reply_scope {
    public:
+    /// Makes `reply` the current request's sink while a handler runs.
     reply_scope(abstract_actor& self, std::shared_ptr<response_sink>& reply) noexcept
         : self_(self) {
       self_.current_reply_ = &reply;
@@ -172,9 +193,12 @@ class abstract_actor : public task {
    private:
     abstract_actor& self_;
   };
+  /// Fails the request (if any) with the handler's exception and reports it.
   void fail_with_exception(const std::shared_ptr<response_sink>& reply, const char* what,
                            const std::string& exception_type) noexcept;
+  /// Reports a message no handler takes and fails its request.
   void report_unexpected(const std::string& type_name, const std::shared_ptr<response_sink>& reply);
+  /// Runs the control messages queued (links, monitors, kills) before the mailbox.
   void drain_control_queue();
   /// A request dropped with the mailbox at termination ends with dead_actor.
   void fail_dropped_request(const std::shared_ptr<response_sink>& reply) {
@@ -194,8 +218,11 @@ class abstract_actor : public task {
     }
     return dropped;
   }
+  /// True once quit() was called.
   bool quit_requested() const noexcept { return quit_requested_; }
+  /// The reason quit() was given (blocking actors end with it).
   const exit_reason& quit_reason_for_blocking() const noexcept { return quit_reason_; }
+  /// No control message queued.
   bool control_is_empty() const noexcept { return control_.empty_approx(); }
   /// Messages found in the mailbox when the actor object is destroyed: sent while it
   /// terminated, after terminate() had emptied the mailbox. Mailbox owners call this from
@@ -204,8 +231,10 @@ class abstract_actor : public task {
     /// n is almost always 0: no read-modify-write on the system-wide counter then.
     if (n != 0 && counters_) counters_->dead_letters.fetch_add(n, std::memory_order_relaxed);
   }
+  /// Ends the actor: drops its mailbox, tells links and monitors, leaves the registry.
   void terminate(exit_reason reason);
 
+  /// The activation handshake scheduling this actor.
   activation activation_;
 
  private:

@@ -17,12 +17,14 @@ namespace spate {
 
 class abstract_actor;
 
+/// An actor's links and monitors (both directions), and who to tell when it terminates.
 class actor_links {
  public:
   /// Links `a` (whose set is `a_links`) and `b` both ways. When `b` had already terminated,
   /// nothing is linked and its final reason is returned: the caller tells `a`.
   static std::optional<exit_reason> link(actor_links& a_links, const actor& a, actor_links& b_links,
                                          const actor& b);
+  /// Removes the link between a and b from both sides.
   static void unlink(actor_links& a_links, const actor& a, actor_links& b_links, const actor& b);
 
   /// Adds a watcher; when this actor had already terminated, returns its final reason instead.
@@ -32,9 +34,12 @@ class actor_links {
 
   /// This actor terminated with `reason`: closes the set and returns whom to tell.
   struct to_notify {
+    /// Linked actors to send exit_msg.
     std::vector<actor> linked;
+    /// Monitors to send down_msg.
     std::vector<actor> monitors;
   };
+  /// Closes the links at termination; returns who must be told.
   to_notify close(const exit_reason& reason);
 
  private:

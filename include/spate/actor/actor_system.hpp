@@ -36,12 +36,14 @@ namespace spate {
 /// The configuration of a system that builds its own runtime: the runtime's.
 using actor_system_config = runtime_config;
 
+/// How spawn_with starts an actor.
 struct spawn_options {
   std::string name;                       ///< default: the actor's type name
   bool detached = false;                  ///< run on a thread of its own instead of the pool
   std::optional<std::size_t> pin_to_cpu;  ///< with detached: pin that thread
 };
 
+/// Actors on a runtime (see the top of this file).
 class actor_system {
  public:
   /// On a runtime of its own, built from `config`.
@@ -57,6 +59,7 @@ class actor_system {
   actor_ref<A> spawn(Args&&... args) {
     return spawn_with<A>(spawn_options{}, std::forward<Args>(args)...);
   }
+  /// Spawns an A built from `args`, with options.
   template <class A, class... Args>
   actor_ref<A> spawn_with(spawn_options options, Args&&... args) {
     static_assert(std::is_base_of_v<abstract_actor, A>,
@@ -86,6 +89,7 @@ class actor_system {
 
   /// Waits until every actor (scoped actors excepted) has terminated.
   void await_all_actors_done();
+  /// As await_all_actors_done, for at most `timeout`; false when some still run.
   bool await_all_actors_done_for(std::chrono::nanoseconds timeout);
   /// Kills every actor (exit_code::user_shutdown), waits for them and joins the threads of
   /// blocking actors; with a runtime of its own, shuts that down too. Idempotent; also run
@@ -97,17 +101,24 @@ class actor_system {
   /// owner's shutdown() (or the destructor) then completes the shutdown.
   void request_shutdown();
 
+  /// The runtime it runs on.
   runtime& context() noexcept { return *runtime_; }
+  /// The runtime's worker pool.
   worker_pool& scheduler() noexcept { return runtime_->pool(); }
+  /// The runtime's timers.
   timer_service& timers() noexcept { return runtime_->timers(); }
+  /// Actors not yet terminated (the system's own hidden ones excepted).
   std::size_t running_actors() const;
   /// Handles to the live actors, except the system's own hidden ones (metrics, tools).
   std::vector<actor> live_actors() const;
   /// Threads of blocking actors not yet joined: those running plus ended ones not yet
   /// reaped (the next spawn_blocking joins those).
   std::size_t blocking_thread_count() const;
+  /// Messages sent to terminated actors so far.
   std::uint64_t dead_letters() const noexcept { return counters_->dead_letters.load(); }
+  /// Messages no handler took so far.
   std::uint64_t unexpected_messages() const noexcept { return counters_->unexpected.load(); }
+  /// Reports through the runtime's error reporter.
   void report_error(const std::string& text);
 
  private:
@@ -148,13 +159,17 @@ class actor_system {
 ///   auto reply = self->receive<result>();
 class scoped_actor {
  public:
+  /// A blocking actor owned by this scope, for sending and receiving from a plain thread.
   explicit scoped_actor(actor_system& system);
   ~scoped_actor();
   scoped_actor(const scoped_actor&) = delete;
   scoped_actor& operator=(const scoped_actor&) = delete;
 
+  /// The blocking actor.
   blocking_actor* operator->() const noexcept { return self_.get(); }
+  /// The blocking actor.
   blocking_actor& operator*() const noexcept { return *self_.get(); }
+  /// A handle to it (for replies and links).
   operator actor() const { return actor(self_.get()); }
 
  private:

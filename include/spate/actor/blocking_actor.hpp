@@ -24,14 +24,17 @@ namespace spate {
 /// it unwinds the blocking actor's function, which then terminates with that reason.
 class actor_exited : public std::runtime_error {
  public:
+  /// Thrown out of a blocking actor's receive when it must stop.
   explicit actor_exited(exit_reason reason)
       : std::runtime_error("actor exited: " + to_string(reason)), reason_(std::move(reason)) {}
+  /// Why it stops.
   const exit_reason& reason() const noexcept { return reason_; }
 
  private:
   exit_reason reason_;
 };
 
+/// An actor on a thread of its own that receives by blocking (spawn_blocking, scoped_actor).
 class blocking_actor final : public abstract_actor {
  public:
   blocking_actor() = default;
@@ -67,6 +70,7 @@ class blocking_actor final : public abstract_actor {
 
   void enqueue_dynamic(std::any message, message_priority priority,
                        std::shared_ptr<response_sink> reply) override;
+  /// Messages waiting.
   std::size_t mailbox_size() const noexcept override {
     return mailbox_.size_approx() + kept_count_.load(std::memory_order_relaxed);
   }
@@ -77,6 +81,7 @@ class blocking_actor final : public abstract_actor {
  protected:
   std::size_t process_mailbox(std::size_t) override { return 0; }
   mailbox_mark mark_mailbox() const noexcept override { return {0, mailbox_.consumer_position()}; }
+  /// See abstract_actor::mailbox_grew_since.
   bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
     return mailbox_.has_items_after(mark.normal);
   }

@@ -11,16 +11,21 @@ namespace spate {
 
 class abstract_actor;
 
+/// A message to the actor's runtime part (links, monitors, kills), ahead of its mailbox.
 class control_message : public intrusive_mpsc_link {
  public:
   virtual ~control_message() = default;
+  /// Runs in the actor's context.
   virtual void run(abstract_actor& self) = 0;
 };
 
+/// A control message running a function.
 template <class F>
 class control_function final : public control_message {
  public:
+  /// Runs `f` in the actor's context.
   explicit control_function(F f) : f_(std::move(f)) {}
+  /// Calls the function.
   void run(abstract_actor& self) override { f_(self); }
 
  private:

@@ -14,11 +14,15 @@
 
 namespace spate {
 
+/// A message of a dynamic actor, with its request's reply sink.
 struct dynamic_envelope {
+  /// The message.
   std::any message;
+  /// Where the answer goes (null for a send).
   std::shared_ptr<response_sink> reply;
 };
 
+/// An actor whose behaviour handles any message type at run time, and may change (become).
 class event_based_actor : public abstract_actor {
  public:
   ~event_based_actor() override { count_dead_letters(drop_mailbox()); }
@@ -28,6 +32,7 @@ class event_based_actor : public abstract_actor {
 
   void enqueue_dynamic(std::any message, message_priority priority,
                        std::shared_ptr<response_sink> reply) override;
+  /// Messages waiting.
   std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
 
  protected:
@@ -37,6 +42,7 @@ class event_based_actor : public abstract_actor {
   void initialize() override;
   std::size_t process_mailbox(std::size_t budget) override;
   mailbox_mark mark_mailbox() const noexcept override { return mailbox_.mark(); }
+  /// See abstract_actor::mailbox_grew_since.
   bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
     return mailbox_.grew_since(mark);
   }
@@ -52,6 +58,7 @@ class event_based_actor : public abstract_actor {
 /// The actor behind actor_system::spawn(function).
 class function_actor final : public event_based_actor {
  public:
+  /// An actor whose first behaviour is `init`'s result.
   explicit function_actor(std::function<behavior(event_based_actor&)> init)
       : init_(std::move(init)) {}
 

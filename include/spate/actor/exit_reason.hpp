@@ -12,11 +12,16 @@ enum class exit_code {
   killed,               ///< kill() from outside, or an exit propagated along a link
 };
 
+/// Why an actor terminated.
 struct exit_reason {
+  /// The kind of ending.
   exit_code code = exit_code::normal;
+  /// Details (an exception's text).
   std::string message;
 
+  /// True for a normal ending.
   bool is_normal() const noexcept { return code == exit_code::normal; }
+  /// Same code and message.
   friend bool operator==(const exit_reason&, const exit_reason&) = default;
 };
 
@@ -31,10 +36,13 @@ enum class request_error_code {
   broken_promise,      ///< the receiver took the reply over (response_promise) and dropped it
 };
 
+/// Why a request failed (timeout, dead actor, unexpected message, handler failure).
 class request_error : public std::runtime_error {
  public:
+  /// An error of kind `code`, explained by `what`.
   request_error(request_error_code code, const std::string& what)
       : std::runtime_error(what), code_(code) {}
+  /// The kind of failure.
   request_error_code code() const noexcept { return code_; }
 
  private:

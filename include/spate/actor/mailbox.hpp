@@ -18,10 +18,13 @@ enum class message_priority { normal, high };
 
 /// Where the consumer stood in each queue when it decided to go idle.
 struct mailbox_mark {
+  /// High-priority messages pushed so far.
   std::size_t high = 0;
+  /// Normal messages pushed so far.
   std::size_t normal = 0;
 };
 
+/// An actor's mailbox: a high-priority queue before a normal one.
 template <class Envelope>
 class two_priority_mailbox {
  public:
@@ -29,6 +32,7 @@ class two_priority_mailbox {
   void push(Envelope envelope, message_priority priority) {
     (priority == message_priority::high ? high_ : normal_).push(std::move(envelope));
   }
+  /// Messages waiting in both queues.
   std::size_t size_approx() const noexcept { return high_.size_approx() + normal_.size_approx(); }
 
   /// Hands up to `budget` messages to handle(envelope), high-priority ones first; normal ones
@@ -54,6 +58,7 @@ class two_priority_mailbox {
     return handled;
   }
 
+  /// The push counts now, for the idle re-check.
   mailbox_mark mark() const noexcept {
     return {high_.consumer_position(), normal_.consumer_position()};
   }

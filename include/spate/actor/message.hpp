@@ -20,14 +20,17 @@ namespace spate {
 /// Marker result of a handler that returns nothing, delivered to requesters as std::any{}.
 struct unit_t {};
 
+/// A dynamic actor's handlers, one per message type.
 class behavior {
  public:
   behavior() = default;
+  /// Handlers tried in order.
   template <class... Handlers>
   requires(sizeof...(Handlers) > 0) explicit behavior(Handlers&&... handlers) {
     (add(std::forward<Handlers>(handlers)), ...);
   }
 
+  /// No handlers.
   bool empty() const noexcept { return handlers_.empty(); }
   /// Whether a handler takes messages of this type.
   bool handles(const std::type_info& type) const noexcept {

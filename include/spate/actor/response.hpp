@@ -20,11 +20,15 @@
 
 namespace spate {
 
+/// Where a request's answer goes: exactly one value or error, once.
 class response_sink {
  public:
+  /// Called with the answer.
   using value_handler = std::function<void(std::any&)>;
+  /// Called with the failure.
   using error_handler = std::function<void(const request_error&)>;
 
+  /// For a request of message type `request_type` (named in errors).
   explicit response_sink(std::string request_type) : request_type_(std::move(request_type)) {}
   /// A request always ends: a sink dropped unanswered (its message lost with a mailbox)
   /// fails its continuation with dead_actor.
@@ -32,9 +36,11 @@ class response_sink {
   response_sink(const response_sink&) = delete;
   response_sink& operator=(const response_sink&) = delete;
 
+  /// The request's message type.
   const std::string& request_type() const noexcept { return request_type_; }
   /// Both return whether this call completed the request.
   bool deliver(std::any value);
+  /// Fails the request unless it was answered; true when this call ended it.
   bool fail(request_error error);
   /// Blocks until completion or `deadline`; returns the value or throws request_error.
   std::any wait_until(std::chrono::steady_clock::time_point deadline);
@@ -70,9 +76,11 @@ class response_sink {
 
 class actor_system;
 
+/// A request's pending answer: get() blocks, then() continues in an actor.
 template <class R>
 class response {
  public:
+  /// The answer that `sink` will receive within `timeout`.
   response(std::shared_ptr<response_sink> sink, std::chrono::nanoseconds timeout,
            actor_system* system)
       : sink_(std::move(sink)),

@@ -30,9 +30,11 @@
 
 namespace spate {
 
+/// An answer given later (see the top of this file).
 template <class R>
 class response_promise {
  public:
+  /// The answer's type.
   using value_type = R;
 
   response_promise() = default;

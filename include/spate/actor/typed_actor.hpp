@@ -28,6 +28,7 @@
 
 namespace spate {
 
+/// An actor that accepts exactly the message types listed (see the top of this file).
 template <class Derived, class... Accepted>
 class typed_actor : public abstract_actor {
   static_assert(sizeof...(Accepted) > 0, "typed_actor: declare at least one message type");
@@ -39,12 +40,15 @@ class typed_actor : public abstract_actor {
   static_assert((std::is_nothrow_move_constructible_v<Accepted> && ...),
                 "spate::typed_actor: every message type must be nothrow move constructible "
                 "(mailboxes move messages into slots they already reserved)");
+  /// One mailbox entry: any accepted message.
   using body_type = std::variant<Accepted...>;
+  /// True when T is one of the accepted types.
   template <class T>
   static constexpr bool accepts_v = (std::is_same_v<std::decay_t<T>, Accepted> || ...);
 
   ~typed_actor() override { this->count_dead_letters(drop_mailbox()); }
 
+  /// Queues a message of an accepted type (any thread).
   template <class T>
   void enqueue(T&& message, message_priority priority, std::shared_ptr<response_sink> reply) {
     if (is_terminated()) {
@@ -57,6 +61,7 @@ class typed_actor : public abstract_actor {
     schedule_if_idle();
   }
 
+  /// Queues a type-erased message, converted to an accepted type or reported unexpected.
   void enqueue_dynamic(std::any message, message_priority priority,
                        std::shared_ptr<response_sink> reply) override {
     const bool matched =
@@ -68,12 +73,14 @@ class typed_actor : public abstract_actor {
     if (!matched) report_unexpected(demangle(message.type().name()), reply);
   }
 
+  /// Messages waiting.
   std::size_t mailbox_size() const noexcept override { return mailbox_.size_approx(); }
 
   /// A typed handle to this actor (for sending to itself or handing out).
   actor_ref<Derived> typed_self() { return actor_ref<Derived>(&derived()); }
 
  protected:
+  /// Runs on_start() if the actor defines it.
   void initialize() override {
     if constexpr (requires(Derived & d) { d.on_start(); }) derived().on_start();
   }
@@ -85,6 +92,7 @@ class typed_actor : public abstract_actor {
     if constexpr (requires(Derived & d) { d.on_stop(); }) derived().on_stop();
   }
 
+  /// Handles up to `budget` messages; returns how many.
   std::size_t process_mailbox(std::size_t budget) override {
     return mailbox_.drain(
         budget, [this] { return accepting_normal(); },
@@ -94,11 +102,14 @@ class typed_actor : public abstract_actor {
         });
   }
 
+  /// The push counts now, for the idle re-check.
   mailbox_mark mark_mailbox() const noexcept override { return mailbox_.mark(); }
+  /// See abstract_actor::mailbox_grew_since.
   bool mailbox_grew_since(const mailbox_mark& mark) const noexcept override {
     return mailbox_.grew_since(mark, accepting_normal());
   }
 
+  /// Counts and fails what was still queued at termination.
   std::size_t drop_mailbox() override {
     return mailbox_.drop_all([this](envelope& e) { this->fail_dropped_request(e.reply); });
   }

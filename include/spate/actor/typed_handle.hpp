@@ -87,6 +87,7 @@ constexpr bool implements_signature() {
 template <class Interface>
 class typed_handle;
 
+/// A handle typed by an actor_interface: it can send only the interface's messages.
 template <class... Signatures>
 class typed_handle<actor_interface<Signatures...>> {
   static_assert(
@@ -96,17 +97,22 @@ class typed_handle<actor_interface<Signatures...>> {
       "spate::actor_interface: each message type may appear in one signature only");
 
  public:
+  /// The interface.
   using interface_type = actor_interface<Signatures...>;
+  /// True when T is one of the interface's messages.
   template <class T>
   static constexpr bool accepts_v =
       !std::is_void_v<typename detail::signature_for<std::decay_t<T>, Signatures...>::type>;
+  /// What a request with message T answers.
   template <class T>
   using response_t = typename detail::interface_signature<
       typename detail::signature_for<std::decay_t<T>, Signatures...>::type>::response;
 
   typed_handle() noexcept = default;
+  /// An empty handle.
   typed_handle(std::nullptr_t) noexcept {}
 
+  /// A handle to an actor that implements the interface (checked at compile time).
   template <class D>
   requires typed_actor_type<D> typed_handle(const actor_ref<D>& implementation)
       : actor_(implementation), enqueue_(&table_for<D>) {
@@ -116,13 +122,19 @@ class typed_handle<actor_interface<Signatures...>> {
                   "response type)");
   }
 
+  /// True unless empty.
   explicit operator bool() const noexcept { return static_cast<bool>(actor_); }
   /// The untyped handle (links, monitors, identity).
   const actor& untyped() const noexcept { return actor_; }
+  /// The actor's id.
   std::uint64_t id() const noexcept { return actor_.id(); }
+  /// The actor's name.
   const std::string& name() const noexcept { return actor_.name(); }
+  /// Messages waiting in its mailbox.
   std::size_t mailbox_size() const noexcept { return actor_.mailbox_size(); }
+  /// True once it has terminated.
   bool is_terminated() const noexcept { return actor_.is_terminated(); }
+  /// The same actor.
   friend bool operator==(const typed_handle& a, const typed_handle& b) noexcept {
     return a.actor_ == b.actor_;
   }

@@ -16,10 +16,13 @@
 
 namespace spate {
 
+/// The link a node type embeds (derives from) to be queued without an allocation.
 struct intrusive_mpsc_link {
-  std::atomic<intrusive_mpsc_link*> next_in_queue{nullptr};
+  std::atomic<intrusive_mpsc_link*> next_in_queue{nullptr};  ///< the queue's, not the node's
 };
 
+/// A multi-producer, single-consumer queue of nodes that carry their own link (see the top
+/// of this file).
 template <class Node>
 class intrusive_mpsc_queue {
   static_assert(std::is_base_of_v<intrusive_mpsc_link, Node>,
@@ -66,6 +69,7 @@ class intrusive_mpsc_queue {
 
   /// Any thread; approximate while producers are active.
   bool empty_approx() const noexcept { return size_->load(std::memory_order_acquire) <= 0; }
+  /// Nodes queued (approximate while producers push).
   std::size_t size_approx() const noexcept {
     const auto n = size_->load(std::memory_order_acquire);
     return n < 0 ? 0 : static_cast<std::size_t>(n);

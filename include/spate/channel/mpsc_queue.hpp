@@ -27,6 +27,8 @@
 
 namespace spate {
 
+/// A multi-producer, single-consumer queue of values (an actor's mailbox; see the top of
+/// this file).
 template <class T>
 class mpsc_queue {
   /// A value is constructed in a slot already reserved: a throwing move there would leave a
@@ -122,6 +124,7 @@ class mpsc_queue {
     head_index_->store(consumer_->index, std::memory_order_release);
   }
 
+  /// Consumer: moves the oldest value into `out`; false when the queue is empty.
   bool try_pop(T& out) noexcept(std::is_nothrow_move_assignable_v<T>) {
     T* item = front();
     if (item == nullptr) return false;

@@ -19,6 +19,7 @@
 
 namespace spate {
 
+/// A bounded single-producer, single-consumer ring (see the top of this file).
 template <class T>
 class spsc_ring {
   struct slot {
@@ -65,9 +66,13 @@ class spsc_ring {
   /// starts from the committed tail.
   class write_window {
    public:
+    /// No room left in the window.
     bool full() const noexcept { return next_ == end_; }
+    /// Slots left in the window.
     std::size_t room() const noexcept { return end_ - next_; }
+    /// Values placed so far.
     std::size_t written() const noexcept { return next_ - start_; }
+    /// Places a value in the next slot; false when the window is full.
     template <class U>
     void emplace(U&& value) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
       ::new (&slots_[next_ & mask_].storage) T(std::forward<U>(value));
@@ -149,7 +154,9 @@ class spsc_ring {
   /// batches touches the shared index once per batch instead of once per element.
   class read_batch {
    public:
+    /// Values in the batch.
     std::size_t size() const noexcept { return count_; }
+    /// The k-th value of the batch, oldest first.
     T& operator[](std::size_t k) const noexcept {
       assert(k < count_);
       return *slots_[(head_ + k) & mask_].get();
@@ -161,6 +168,7 @@ class spsc_ring {
       const std::size_t to_wrap = mask_ + 1 - at;
       return count_ - k < to_wrap ? count_ - k : to_wrap;
     }
+    /// The values from k on that lie next to each other in memory.
     T* contiguous_data(std::size_t k) const noexcept { return slots_[(head_ + k) & mask_].get(); }
 
    private:
@@ -170,6 +178,7 @@ class spsc_ring {
     std::size_t head_;
     std::size_t count_;
   };
+  /// Consumer: up to `max` values ready to read, oldest first (pop_n releases them).
   read_batch readable(std::size_t max) noexcept {
     const std::size_t head = consumer_->head;
     if (head == consumer_->cached_tail) {
@@ -183,6 +192,7 @@ class spsc_ring {
     b.count_ = ready < max ? ready : max;
     return b;
   }
+  /// Consumer: releases the first n values of the last batch read.
   void pop_n(std::size_t n) noexcept {
     const std::size_t head = consumer_->head;
     assert(n <= consumer_->cached_tail - head);
@@ -209,7 +219,9 @@ class spsc_ring {
     const std::size_t tail = tail_->load(std::memory_order_acquire);
     return tail >= head ? tail - head : 0;
   }
+  /// Nothing queued (approximate from the other side).
   bool empty_approx() const noexcept { return size_approx() == 0; }
+  /// Values the ring holds.
   std::size_t capacity() const noexcept { return mask_ + 1; }
 
  private:

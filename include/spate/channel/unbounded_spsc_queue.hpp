@@ -13,9 +13,11 @@
 
 namespace spate {
 
+/// A single-producer, single-consumer queue that grows by linked segments.
 template <class T>
 class unbounded_spsc_queue {
  public:
+  /// Segments of `segment_capacity` values.
   explicit unbounded_spsc_queue(std::size_t segment_capacity = 1024)
       : segment_capacity_(segment_capacity) {
     auto* first = new segment(segment_capacity_);
@@ -64,11 +66,13 @@ class unbounded_spsc_queue {
     }
   }
 
+  /// Consumer: removes the oldest value (there must be one).
   void pop() noexcept {
     (*consumer_segment_)->ring.pop();
     popped_->store(popped_->load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
 
+  /// Consumer: moves the oldest value into `out`; false when empty.
   bool try_pop(T& out) {
     T* item = front();
     if (item == nullptr) return false;
@@ -77,6 +81,7 @@ class unbounded_spsc_queue {
     return true;
   }
 
+  /// Values queued (approximate from the other side).
   std::size_t size_approx() const noexcept {
     const auto popped = popped_->load(std::memory_order_acquire);
     const auto pushed = pushed_->load(std::memory_order_acquire);

@@ -26,12 +26,12 @@ namespace spate::flow {
 
 /// A node's identity and counters, for tests, metrics and topology pictures.
 struct node_info {
-  std::string name;
-  std::string kind;
-  std::uint64_t items_in;
-  std::uint64_t items_out;
-  std::uint64_t activations;
-  std::uint64_t output_blocked;
+  std::string name;               ///< the stage's name, "#i" for farm replica i
+  std::string kind;               ///< "source", "node", "sink", "router" or "collector"
+  std::uint64_t items_in;         ///< items consumed
+  std::uint64_t items_out;        ///< items sent
+  std::uint64_t activations;      ///< times it ran on a worker
+  std::uint64_t output_blocked;   ///< times it suspended on a full output edge
   std::chrono::nanoseconds busy;  ///< zero unless graph_options::measure_busy_time
   std::size_t queued = 0;         ///< items waiting in its input edges (approximate while it runs)
 };
@@ -39,27 +39,32 @@ struct node_info {
 /// One edge: a bounded SPSC queue from one node replica to another (indices into
 /// topology::nodes).
 struct edge_info {
-  std::size_t from;
-  std::size_t to;
-  std::size_t capacity;
-  std::size_t queued;  ///< approximate while the graph runs
-  std::string route;   ///< how `from` picks this edge among its outputs; empty: its only one
+  std::size_t from;      ///< the producing replica
+  std::size_t to;        ///< the consuming replica
+  std::size_t capacity;  ///< items the edge holds
+  std::size_t queued;    ///< approximate while the graph runs
+  std::string route;     ///< how `from` picks this edge among its outputs; empty: its only one
 };
 
 /// The graph as it was built: every node replica (routers and collectors included) and
 /// every edge. Farm replicas are named "name#i"; a fused farm has no router, so its edges
 /// run from every upstream replica to every replica.
 struct topology {
-  std::vector<node_info> nodes;
-  std::vector<edge_info> edges;
+  std::vector<node_info> nodes;  ///< in the order they were built (sources first)
+  std::vector<edge_info> edges;  ///< every edge between them
 };
 
 namespace detail {
 flow::topology read_topology(const graph_state& state);
 }
 
+/// A runnable streaming graph: a pipeline from a source to a sink, instantiated into node
+/// replicas on a worker pool (or dedicated threads) when it starts. It may run again after
+/// wait() returned.
 class graph {
  public:
+  /// A graph of `stage`, which must start with a source and end with a sink (checked at
+  /// compile time).
   template <class Stage>
   requires is_stage<Stage>::value explicit graph(Stage stage, graph_options options = {})
       : options_(options) {
@@ -114,6 +119,7 @@ class graph {
   void start(runtime& rt, std::function<void(const std::string&)> on_finished = nullptr) {
     start(rt.pool(), std::move(on_finished));
   }
+  /// The same on a bare pool.
   void start(worker_pool& pool, std::function<void(const std::string&)> on_finished = nullptr) {
     if (state_ && !waited_) {
       throw std::logic_error("spate::flow::graph: started again before wait() returned");
@@ -125,10 +131,14 @@ class graph {
     state_->set_stall_report_after(options_.stall_report_after);
     state_->start(state_);
   }
+  /// Blocks until the run started by start() has ended; rethrows a node's failure as
+  /// node_error. Not on a worker of the graph's pool.
   void wait() { finish_run(); }
+  /// Ends the run: every node drops its input and ends (on_cancel, not on_stop). Any thread.
   void cancel() {
     if (state_) state_->cancel();
   }
+  /// True once every node of the current run has ended. Any thread.
   bool finished() const { return state_ && state_->finished(); }
 
   /// Every node replica's counters. Empty before the first start; the last run's after it.

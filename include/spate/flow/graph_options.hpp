@@ -5,10 +5,12 @@
 
 namespace spate::flow {
 
+/// How a graph runs (flow::graph's second argument).
 struct graph_options {
   std::size_t channel_capacity = 1024;  ///< items per edge (rounded up to a power of two)
   /// Plain farms get no router stage: the stage in front applies the farm's policy (farm
-  /// fusion, flow/detail/builder.hpp). false: every farm has a router (the paper's unfused skeleton, for comparisons).
+  /// fusion, flow/detail/builder.hpp). false: every farm has a router (the paper's unfused
+  /// skeleton, for comparisons).
   bool fuse_farms = true;
   /// Items a node handles per activation before it yields its worker; 0 uses the pool's
   /// task_budget (which is sized for actor messages). Stream items are cheap, and each

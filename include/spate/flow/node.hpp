@@ -37,7 +37,9 @@ enum class produce_status { more, wait, ended };
 /// What every node knows about its place in the graph.
 class node_context {
  public:
+  /// Which replica of its farm this node is, from 0 (0 outside a farm).
   std::size_t replica_index() const noexcept { return replica_; }
+  /// How many replicas its farm has (1 outside a farm).
   std::size_t replica_count() const noexcept { return replicas_; }
 
  protected:
@@ -51,13 +53,17 @@ class node_context {
   detail::node_task_base* task_ = nullptr;
 };
 
+/// A typed streaming operator: derive, define `void consume(In&)`, call send_next (see the
+/// top of this file). `In` void: a source (`produce()` instead of consume).
 template <class In, class Out>
 class node : public node_context {
  public:
-  using input_type = In;
-  using output_type = Out;
+  using input_type = In;    ///< what it consumes
+  using output_type = Out;  ///< what it sends
 
+  /// Runs before the first item; hide it to set up (it may send).
   void on_start() {}
+  /// Runs once after the input has ended and drained; hide it to flush (it may send).
   void on_stop() {}
 
  protected:
@@ -65,6 +71,7 @@ class node : public node_context {
   /// queue is full, the item waits in this node's output buffer and the node suspends
   /// after the current consume() (or produce()) returns, until the consumer makes room.
   [[gnu::always_inline]] void send_next(Out&& item) { port_->send(std::move(item)); }
+  /// Sends a copy of `item` (as the rvalue overload).
   void send_next(const Out& item) { port_->send(Out(item)); }
 
   /// Sends only when the destination queue holds fewer than `max_queue_length` items; with
@@ -83,9 +90,11 @@ class node : public node_context {
 template <class In>
 class node<In, void> : public node_context {
  public:
-  using input_type = In;
-  using output_type = void;
+  using input_type = In;     ///< what it consumes
+  using output_type = void;  ///< nothing: a sink
+  /// Runs before the first item.
   void on_start() {}
+  /// Runs once after the input has ended and drained.
   void on_stop() {}
 };
 

@@ -11,7 +11,7 @@ namespace spate::flow {
 /// of `run_length`: every replica gets the same share (to within one run), and each edge
 /// receives a batch at a time, which its consumer takes in one activation.
 struct round_robin {
-  static constexpr std::size_t run_length = 128;
+  static constexpr std::size_t run_length = 128;  ///< items in a row to one replica
 };
 struct random_choice {};
 struct least_loaded {};  ///< the replica with the shortest input queue
@@ -20,7 +20,7 @@ struct broadcast {};     ///< every replica; one shared, reference-counted copy
 /// Same key, same replica, always: replica = hash(key(item)) % replicas.
 template <class KeyFn>
 struct by_key {
-  KeyFn key;
+  KeyFn key;  ///< the item's key (any hashable value)
 };
 template <class KeyFn>
 by_key(KeyFn) -> by_key<KeyFn>;
@@ -28,7 +28,7 @@ by_key(KeyFn) -> by_key<KeyFn>;
 /// `choose(item, replicas)` returns the replica index (taken modulo `replicas`).
 template <class ChooseFn>
 struct custom_policy {
-  ChooseFn choose;
+  ChooseFn choose;  ///< `(const T& item, std::size_t replicas) -> std::size_t`
 };
 template <class ChooseFn>
 custom_policy(ChooseFn) -> custom_policy<ChooseFn>;

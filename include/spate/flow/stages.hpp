@@ -22,26 +22,30 @@
 
 namespace spate::flow {
 
+/// How one stage's nodes run.
 struct stage_options {
-  std::string name;
+  std::string name;                       ///< in errors, metrics and topology pictures
   bool dedicated_thread = false;          ///< run on a thread of its own instead of the pool
   std::optional<std::size_t> pin_to_cpu;  ///< with dedicated_thread
 };
 
+/// A stage of one node type: `make` builds a node for each replica.
 template <class N>
 struct node_stage {
-  using node_type = N;
-  using input_type = typename N::input_type;
-  using output_type = typename N::output_type;
+  using node_type = N;                          ///< the node class
+  using input_type = typename N::input_type;    ///< what it consumes (void: a source)
+  using output_type = typename N::output_type;  ///< what it sends (void: a sink)
 
-  std::function<N()> make;
-  stage_options options;
+  std::function<N()> make;  ///< builds one replica's node
+  stage_options options;    ///< its name and where it runs
 
+  /// A copy named `name`.
   node_stage named(std::string name) const {
     node_stage copy = *this;
     copy.options.name = std::move(name);
     return copy;
   }
+  /// A copy whose nodes run on threads of their own (pinned to `cpu` when given).
   node_stage on_dedicated_thread(std::optional<std::size_t> cpu = std::nullopt) const {
     node_stage copy = *this;
     copy.options.dedicated_thread = true;
@@ -50,23 +54,27 @@ struct node_stage {
   }
 };
 
+/// Stages in sequence (flow::pipeline).
 template <class... Stages>
 struct pipeline_stage {
-  std::tuple<Stages...> stages;
+  std::tuple<Stages...> stages;  ///< in order
+  /// The first stage's input.
   using input_type = typename std::tuple_element_t<0, std::tuple<Stages...>>::input_type;
+  /// The last stage's output.
   using output_type =
       typename std::tuple_element_t<sizeof...(Stages) - 1, std::tuple<Stages...>>::output_type;
 };
 
+/// Replicas of a worker stage fed by a routing policy (flow::farm, flow::ordered_farm).
 template <class Worker, class Policy>
 struct farm_stage {
-  using input_type = typename Worker::input_type;
-  using output_type = typename Worker::output_type;
-  Worker worker;
-  std::size_t replicas;
-  Policy policy;
-  bool ordered = false;
-  std::string name;
+  using input_type = typename Worker::input_type;    ///< the worker's input
+  using output_type = typename Worker::output_type;  ///< the worker's output
+  Worker worker;         ///< a node stage or a pipeline, instantiated once per replica
+  std::size_t replicas;  ///< how many
+  Policy policy;         ///< which replica gets each item
+  bool ordered = false;  ///< outputs in input order (ordered_farm)
+  std::string name;      ///< for its router and collector
 };
 
 template <class S>
@@ -182,6 +190,7 @@ auto ordered_farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
 
 namespace detail {
 
+/// \cond recursive_traits
 template <class F>
 struct two_argument_signature : two_argument_signature<decltype(&std::decay_t<F>::operator())> {};
 template <class F, class Second>
@@ -198,6 +207,7 @@ template <class C, class R, class A, class B>
 struct two_argument_signature<R (C::*)(A, B)> {
   using first = std::decay_t<A>;
 };
+/// \endcond
 
 template <class F, class In, class Out>
 struct map_node : node<In, Out> {

@@ -55,6 +55,7 @@
 
 namespace spate::flow {
 
+/// Wakes a flow node every period (see the top of this file); RAII.
 class wake_timer {
  public:
   wake_timer() = default;

@@ -43,10 +43,12 @@ struct forward_sink : node<T, void> {
 
 }  // namespace detail
 
+/// A flow graph behind an actor's mailbox (flow::spawn_graph; see the top of this file).
 template <class In>
 class graph_actor
     : public spate::typed_actor<graph_actor<In>, In, end_of_stream, detail::graph_finished> {
  public:
+  /// The graph of `stage` with a feed source in front and a sink to `output` behind.
   template <class Stage>
   graph_actor(Stage stage, spate::actor output, graph_options options)
       : channel_(std::make_shared<detail::feed_channel<In>>(options.channel_capacity)) {
@@ -61,6 +63,7 @@ class graph_actor
     };
   }
 
+  /// Builds and starts the graph.
   void on_start() {
     graph_ = make_();
     channel_->on_room = [self = this->typed_self()] { self.get()->input_has_room(); };
@@ -70,6 +73,7 @@ class graph_actor
       spate::send(message_priority::high, self, detail::graph_finished{failure});
     });
   }
+  /// An item into the graph's input ring.
   void on(In& item) {
     if (channel_->closed.load(std::memory_order_relaxed)) {
       throw std::logic_error("spate::flow graph actor: item sent after end_of_stream");
@@ -79,6 +83,7 @@ class graph_actor
     }
     channel_->wake();
   }
+  /// Closes the graph's input: it drains and ends.
   void on(end_of_stream&) {
     channel_->closed.store(true, std::memory_order_release);
     channel_->wake();
@@ -95,6 +100,7 @@ class graph_actor
   /// Called by the feed source when the ring drained to half (on the source's task).
   void input_has_room() { this->schedule_if_idle(); }
 
+  /// The graph has ended: terminates, with the failure as exit reason when it failed.
   void on(detail::graph_finished& f) {
     if (f.failure.empty()) {
       this->quit();

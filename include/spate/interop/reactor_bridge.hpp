@@ -22,10 +22,14 @@
 
 namespace spate::interop {
 
+/// An actor that schedules a reactor program's physical action with every T it receives.
 template <class T>
 struct action_forwarder : typed_actor<action_forwarder<T>, T> {
+  /// Forwards to `action`, which must outlive the actor.
   explicit action_forwarder(reactor::physical_action<T>* action) : action(action) {}
+  /// Schedules the action with `value`.
   void on(T& value) { action->schedule(std::move(value)); }
+  /// The action scheduled.
   reactor::physical_action<T>* action;
 };
 

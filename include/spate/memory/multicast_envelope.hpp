@@ -30,6 +30,7 @@
 
 namespace spate::memory {
 
+/// One value shared by several receivers in one allocation (see the top of this file).
 template <class T>
 class multicast_envelope {
  public:
@@ -50,6 +51,7 @@ class multicast_envelope {
     return ::new (block) multicast_envelope(pool, receivers, std::forward<Args>(args)...);
   }
 
+  /// The shared value (read-only: receivers share it).
   const T& value() const noexcept { return value_; }
 
   /// Any receiver, once, after its last read of value(): `releaser` is its return channel's
@@ -91,10 +93,13 @@ template <class T>
 class envelope_share {
  public:
   envelope_share() = default;
+  /// A share released through return channel `releaser`.
   envelope_share(multicast_envelope<T>* envelope, std::size_t releaser) noexcept
       : envelope_(envelope), releaser_(releaser) {}
+  /// Takes the other's share over.
   envelope_share(envelope_share&& other) noexcept
       : envelope_(std::exchange(other.envelope_, nullptr)), releaser_(other.releaser_) {}
+  /// Releases this share, then takes the other's over.
   envelope_share& operator=(envelope_share&& other) noexcept {
     if (this != &other) {
       reset();
@@ -105,9 +110,13 @@ class envelope_share {
   }
   ~envelope_share() { reset(); }
 
+  /// The shared value.
   const T& operator*() const noexcept { return envelope_->value(); }
+  /// The shared value.
   const T* operator->() const noexcept { return &envelope_->value(); }
+  /// True while it holds a share.
   explicit operator bool() const noexcept { return envelope_ != nullptr; }
+  /// Releases the share now.
   void reset() {
     if (envelope_ != nullptr) std::exchange(envelope_, nullptr)->release(releaser_);
   }

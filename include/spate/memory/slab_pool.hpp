@@ -28,13 +28,17 @@
 
 namespace spate::memory {
 
+/// The blocks a slab_pool hands out.
 struct slab_options {
   std::size_t block_size = 64;                        ///< bytes; rounded up to `alignment`
   std::size_t alignment = alignof(std::max_align_t);  ///< a power of two
+  /// Blocks allocated from the system at a time.
   std::size_t blocks_per_slab = 256;
   std::size_t releasers = 1;  ///< return channels, indices 0 .. releasers - 1
 };
 
+/// Fixed-size blocks from slabs, freed through per-releaser return channels (see the top
+/// of this file).
 class slab_pool {
  public:
   /// Throws std::invalid_argument naming the option when one is out of range.
@@ -51,8 +55,11 @@ class slab_pool {
   /// Releaser `releaser`: sends a block back through its return channel.
   void deallocate(std::size_t releaser, void* block);
 
+  /// Bytes per block.
   std::size_t block_size() const noexcept { return block_size_; }
+  /// Alignment of every block.
   std::size_t alignment() const noexcept { return alignment_; }
+  /// Return channels (one per releasing thread).
   std::size_t releaser_count() const noexcept { return returns_.size(); }
 
   /// Owner: how requests were served, for tests and benchmarks.
@@ -61,6 +68,7 @@ class slab_pool {
     std::size_t from_free_list = 0;  ///< allocations served by the owner's list
     std::size_t reclaimed = 0;       ///< blocks taken back from return channels
   };
+  /// The counts so far (owner).
   statistics stats() const noexcept { return stats_; }
 
  private:

@@ -15,6 +15,7 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+/// Exponential spinning, then yielding: for short waits on another thread.
 class backoff {
  public:
   /// Spins 2^step times per call up to spin_limit, then yields the thread: on an
@@ -27,7 +28,9 @@ class backoff {
       std::this_thread::yield();
     }
   }
+  /// True once it has stopped spinning and yields.
   bool is_yielding() const noexcept { return step_ > spin_limit; }
+  /// Back to the shortest spin (after progress).
   void reset() noexcept { step_ = 0; }
 
  private:

@@ -14,15 +14,21 @@ inline constexpr std::size_t cache_line_size = 64;
 /// A value alone on its own cache line.
 template <class T>
 struct alignas(cache_line_size) cache_padded {
+  /// The padded value.
   T value{};
 
   cache_padded() = default;
+  /// Builds the value from `args`.
   template <class... Args>
   explicit cache_padded(Args&&... args) : value(std::forward<Args>(args)...) {}
 
+  /// The value.
   T& operator*() noexcept { return value; }
+  /// The value.
   const T& operator*() const noexcept { return value; }
+  /// The value.
   T* operator->() noexcept { return &value; }
+  /// The value.
   const T* operator->() const noexcept { return &value; }
 };
 /// alignas rounds sizeof up to a whole number of lines, so the next member starts a new line.

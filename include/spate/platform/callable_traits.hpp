@@ -6,6 +6,7 @@
 
 namespace spate {
 
+/// \cond recursive_traits
 /// Extracts the single argument type and the result of a handler (lambda or function).
 template <class F>
 struct handler_signature : handler_signature<decltype(&std::decay_t<F>::operator())> {};
@@ -24,5 +25,6 @@ struct handler_signature<R (*)(A)> {
   using argument = std::decay_t<A>;
   using result = R;
 };
+/// \endcond
 
 }  // namespace spate

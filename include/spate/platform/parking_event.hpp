@@ -9,6 +9,8 @@
 
 namespace spate {
 
+/// A futex-based event one thread parks on and any thread notifies (see the top of this
+/// file).
 class parking_event {
  public:
   /// Owner thread only (one waiter per event). Blocks until notified or until `timeout`

@@ -23,23 +23,35 @@ class reaction_scheduler;
 
 enum class spacing_policy { defer, drop, replace };
 
+/// How an action's events are spaced (LF's min_delay, min_spacing and policy).
 struct action_options {
+  /// Added to every event's delay.
   duration min_delay{0};
+  /// The least time between two events (zero: none).
   duration min_spacing{0};
+  /// What an event closer than min_spacing does.
   spacing_policy policy = spacing_policy::defer;
 };
 
+/// What every action, timer and trigger shares (see the top of this file).
 class action_base : public element, public detail::event_target {
  public:
+  /// Which of them this is.
   enum class kind { logical, physical, timer, startup, shutdown };
 
+  /// True when it has an event at the current tag.
   bool is_present() const noexcept { return present_; }
+  /// Logical, physical, timer, startup or shutdown.
   kind action_kind() const noexcept { return kind_; }
+  /// Its spacing options.
   const action_options& options() const noexcept { return options_; }
+  /// Itself, as the element it is.
   const element& as_element() const noexcept override { return *this; }
 
  protected:
+  /// An action named `name` in `container`.
   action_base(std::string name, reactor* container, kind k, action_options options = {});
+  /// The current event's value (type-erased).
   const detail::erased_value& value() const noexcept { return value_; }
   /// Thread-safe: a physical action's event at (physical now + min_delay + delay, 0).
   void schedule_physical(detail::erased_value value, duration delay);
@@ -57,17 +69,20 @@ class action_base : public element, public detail::event_target {
 template <class T>
 class valued_action : public action_base {
  public:
+  /// The value its events carry (void: none).
   using value_type = T;
   /// (The return type is spelled so that it is well-formed for T = void, where these do not
   /// exist.)
   std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
     return value().template get<T>();
   }
+  /// The current event's value.
   std::add_lvalue_reference_t<const T> operator*() const requires(!std::is_void_v<T>) {
     return get();
   }
 
  protected:
+  /// As action_base's constructor.
   using action_base::action_base;
 };
 
@@ -75,6 +90,7 @@ class valued_action : public action_base {
 template <class T = void>
 class logical_action final : public valued_action<T> {
  public:
+  /// An action named `name` in `container`, scheduled by reactions that declare it.
   logical_action(reactor* container, std::string name, action_options options = {})
       : valued_action<T>(std::move(name), container, action_base::kind::logical, options) {}
 };
@@ -85,15 +101,18 @@ class logical_action final : public valued_action<T> {
 template <class T = void>
 class physical_action final : public valued_action<T> {
  public:
+  /// An action named `name` in `container` that any thread may schedule.
   physical_action(reactor* container, std::string name, action_options options = {})
       : valued_action<T>(std::move(name), container, action_base::kind::physical, options) {}
 
+  /// An event with `value` at physical now + min_delay + `delay` (any thread).
   template <class V>
   requires(!std::is_void_v<T> &&
            std::is_constructible_v<T, V&&>) void schedule(V&& value,
                                                           duration delay = duration::zero()) {
     this->schedule_physical(detail::erased_value::of(T(std::forward<V>(value))), delay);
   }
+  /// An event at physical now + min_delay + `delay` (any thread).
   void schedule(duration delay = duration::zero()) requires std::is_void_v<T> {
     this->schedule_physical(detail::erased_value::empty_present(), delay);
   }
@@ -102,10 +121,13 @@ class physical_action final : public valued_action<T> {
 /// Fires at start + offset, then every period (period zero: once).
 class timer final : public action_base {
  public:
+  /// Fires at start + offset, then every period (zero: once).
   timer(reactor* container, std::string name, duration offset = duration::zero(),
         duration period = duration::zero())
       : action_base(std::move(name), container, kind::timer), offset_(offset), period_(period) {}
+  /// Time from the start to the first event.
   duration offset() const noexcept { return offset_; }
+  /// Time between events (zero: once).
   duration period() const noexcept { return period_; }
 
  private:
@@ -117,10 +139,13 @@ class timer final : public action_base {
 /// has one of each: `triggers(startup)`.
 class startup_trigger final : public action_base {
  public:
+  /// Every reactor's startup trigger.
   explicit startup_trigger(reactor* container) : action_base("startup", container, kind::startup) {}
 };
+/// Present at the program's last tag.
 class shutdown_trigger final : public action_base {
  public:
+  /// Every reactor's shutdown trigger.
   explicit shutdown_trigger(reactor* container)
       : action_base("shutdown", container, kind::shutdown) {}
 };

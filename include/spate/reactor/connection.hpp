@@ -21,6 +21,7 @@
 
 namespace spate::reactor {
 
+/// A connection between port lists (reactor::connect's result; see the top of this file).
 class connection {
  public:
   /// A logical delay; zero means the next microstep.
@@ -34,8 +35,11 @@ class connection {
     delay_ = delay;
     return *this;
   }
+  /// True when it carries values to a later tag.
   bool is_delayed() const noexcept { return delay_.has_value(); }
+  /// True when values arrive at the physical time they are set.
   bool is_physical() const noexcept { return physical_; }
+  /// Its delay, when it has one.
   std::optional<duration> delay() const noexcept { return delay_; }
 
   /// True when `pred` holds for a port at either end.
@@ -48,6 +52,7 @@ class connection {
     return false;
   }
 
+  /// From `from` to `to`, channel by channel (`broadcast`: `from` repeated).
   connection(std::vector<port_base*> from, std::vector<port_base*> to, bool broadcast)
       : from_(std::move(from)), to_(std::move(to)), broadcast_(broadcast) {}
 

@@ -12,17 +12,21 @@ class reactor;
 class reaction;
 class environment;
 
+/// Anything with a name inside a reactor (ports, actions, reactions, reactors).
 class element {
  public:
   element(const element&) = delete;
   element& operator=(const element&) = delete;
 
+  /// Its own name.
   const std::string& name() const noexcept { return name_; }
   /// The reactor this element belongs to; null for a top-level reactor.
   reactor* container() const noexcept { return container_; }
+  /// Its name with its containers', "main.counter.out".
   std::string fully_qualified_name() const;
 
  protected:
+  /// An element named `name` in `container` (null: a top-level reactor).
   element(std::string name, reactor* container);
   ~element() = default;
 

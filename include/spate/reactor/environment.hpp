@@ -40,7 +40,9 @@ enum class scheduling_mode {
   precise,
 };
 
+/// How a program runs (see the top of this file).
 struct environment_options {
+  /// How reactions are scheduled.
   scheduling_mode mode = scheduling_mode::precise;
   /// Do not wait for physical time: tags follow one another as fast as reactions run.
   bool fast = false;
@@ -58,14 +60,17 @@ class assembly_error : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+/// Runs one reactor program on a runtime (see the top of this file).
 class environment {
  public:
+  /// A program on `rt`'s pool.
   explicit environment(spate::runtime& rt, environment_options options = {});
   /// Stops a running program (request_stop) and waits for its shutdown tag.
   ~environment();
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
 
+  /// Makes a top-level reactor R named `name` from `args`.
   template <class R, class... Args>
   requires std::is_base_of_v<reactor, R> R& make_top(std::string name, Args&&... args) {
     check_not_assembled("make_top");
@@ -85,30 +90,39 @@ class environment {
   void wait();
   /// As wait(), for at most `timeout`; false when the program still runs.
   bool wait_for(duration timeout);
+  /// start(), then wait().
   void run() {
     start();
     wait();
   }
   /// Shutdown at the next microstep of the current tag. Any thread; idempotent.
   void request_stop();
+  /// True once the shutdown tag has run.
   bool is_finished() const;
 
+  /// The tag being processed (diagnostics).
   tag current_tag() const noexcept;
+  /// The program's start time (its first tag).
   time_point start_time() const noexcept;
+  /// The options it runs with.
   const environment_options& options() const noexcept { return options_; }
+  /// The runtime it runs on.
   spate::runtime& runtime() const noexcept { return *runtime_; }
 
   /// After assembly: the program's reactions (now, with mutations) and levels.
   std::size_t reaction_count() const;
+  /// Reaction levels after assembly.
   std::size_t level_count() const;
   /// Mutations rejected so far (each also reported through the runtime's error reporter).
   std::size_t rejected_mutations() const;
   /// Progress counters, readable from any thread while the program runs (metrics).
   std::uint64_t tags_completed() const noexcept;
+  /// Reactions run so far.
   std::uint64_t reactions_executed() const noexcept;
   /// Chrome trace-event JSON of the run (open in Perfetto or chrome://tracing); empty
   /// traceEvents when options().trace is false.
   std::string trace_json() const;
+  /// Writes trace_json() to `path`.
   void write_trace(const std::string& path) const;
 
  private:

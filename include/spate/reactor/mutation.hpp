@@ -38,8 +38,10 @@ struct pending_mutation {
 pending_mutation& mutation_of(reaction& r, reactor& owner);
 }  // namespace detail
 
+/// What a reaction that declared effects(mutations) receives (see the top of this file).
 class mutator {
  public:
+  /// Mutations by `r` inside `owner`.
   mutator(reaction& r, reactor& owner) noexcept : reaction_(&r), owner_(&owner) {}
 
   /// A new reactor inside this reactor, constructed now, part of the program from the next

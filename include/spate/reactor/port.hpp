@@ -27,18 +27,25 @@ struct delayed_connection;
 
 enum class port_direction { input, output };
 
+/// What every port shares: direction, value, connections.
 class port_base : public element, public detail::event_target {
  public:
+  /// Input or output.
   port_direction direction() const noexcept { return direction_; }
+  /// True for an input.
   bool is_input() const noexcept { return direction_ == port_direction::input; }
   /// Present at the current tag. Call only from a reaction that declared this port as a
   /// trigger or a source (or an effect it set): that is what orders the read after the write.
   bool is_present() const noexcept { return root_->present_; }
+  /// Itself, as the element it is.
   const element& as_element() const noexcept override { return *this; }
 
  protected:
+  /// A port named `name` in `container`.
   port_base(std::string name, reactor* container, port_direction direction);
+  /// Throws: the port has no value at this tag.
   [[noreturn]] void throw_absent() const;
+  /// The value at the end of its connection chain.
   const detail::erased_value& root_value() const noexcept { return root_->value_; }
 
  private:
@@ -57,9 +64,11 @@ class port_base : public element, public detail::event_target {
   std::vector<reaction*> writers_;  ///< reactions that declared it as an effect
 };
 
+/// A port carrying values of type T.
 template <class T>
 class port : public port_base {
  public:
+  /// The type of its values.
   using value_type = T;
   /// The value at the current tag; throws std::logic_error (naming the port) when absent.
   /// (Spelled so that port<void>, a port that carries presence only, is well-formed.)
@@ -67,9 +76,11 @@ class port : public port_base {
     if (!is_present()) throw_absent();
     return root_value().template get<T>();
   }
+  /// The current value (throws when absent).
   std::add_lvalue_reference_t<const T> operator*() const requires(!std::is_void_v<T>) {
     return get();
   }
+  /// The current value (throws when absent).
   const T* operator->() const requires(!std::is_void_v<T>) { return &get(); }
   /// The value as a shared immutable pointer (for keeping it beyond the tag without a copy of
   /// a large value); null when absent.
@@ -79,19 +90,24 @@ class port : public port_base {
   }
 
  protected:
+  /// As port_base's constructor.
   using port_base::port_base;
 };
 
+/// An input port.
 template <class T>
 class input final : public port<T> {
  public:
+  /// An input named `name` of `container`.
   input(reactor* container, std::string name)
       : port<T>(std::move(name), container, port_direction::input) {}
 };
 
+/// An output port.
 template <class T>
 class output final : public port<T> {
  public:
+  /// An output named `name` of `container`.
   output(reactor* container, std::string name)
       : port<T>(std::move(name), container, port_direction::output) {}
 };
@@ -101,9 +117,12 @@ class output final : public port<T> {
 template <class Port>
 class multiport {
  public:
+  /// The type of its ports.
   using port_type = Port;
+  /// The type of their values.
   using value_type = typename Port::value_type;
 
+  /// `width` ports named name[i].
   multiport(reactor* container, std::string name, std::size_t width) : name_(std::move(name)) {
     for (std::size_t i = 0; i < width; ++i)
       ports_.emplace_back(container, name_ + "[" + std::to_string(i) + "]");
@@ -111,14 +130,23 @@ class multiport {
   multiport(const multiport&) = delete;
   multiport& operator=(const multiport&) = delete;
 
+  /// Its name.
   const std::string& name() const noexcept { return name_; }
+  /// How many ports.
   std::size_t width() const noexcept { return ports_.size(); }
+  /// How many ports.
   std::size_t size() const noexcept { return ports_.size(); }
+  /// Port i.
   Port& operator[](std::size_t i) { return ports_[i]; }
+  /// Port i.
   const Port& operator[](std::size_t i) const { return ports_[i]; }
+  /// The first port.
   auto begin() { return ports_.begin(); }
+  /// After the last port.
   auto end() { return ports_.end(); }
+  /// The first port.
   auto begin() const { return ports_.begin(); }
+  /// After the last port.
   auto end() const { return ports_.end(); }
 
   /// The channels present at this tag, in increasing order (LF's sparse iteration).
@@ -128,6 +156,7 @@ class multiport {
       if (ports_[i].is_present()) present.push_back(i);
     return present;
   }
+  /// True when any of its ports has a value.
   bool any_present() const {
     for (const Port& p : ports_)
       if (p.is_present()) return true;

@@ -12,26 +12,37 @@
 
 namespace spate::reactor {
 
+/// An ordered list of ports of one value type: one side of a connection.
 template <class T>
 class port_list {
  public:
+  /// The ports' value type.
   using value_type = T;
   port_list() = default;
+  /// A list of one port.
   port_list(port<T>& p) : ports_{&p} {}  // NOLINT: a port is a list of one
+  /// A list of one input or output port.
   template <class P>
   requires std::is_base_of_v<port<T>, P> port_list(
       multiport<P>& m) {  // NOLINT: a multiport is a list of its channels
     for (P& p : m) ports_.push_back(&p);
   }
 
+  /// How many ports.
   std::size_t size() const noexcept { return ports_.size(); }
+  /// Port i.
   port<T>& operator[](std::size_t i) const { return *ports_[i]; }
+  /// The first port.
   auto begin() const { return ports_.begin(); }
+  /// After the last port.
   auto end() const { return ports_.end(); }
+  /// Adds the other list's ports after these.
   void append(const port_list& other) {
     ports_.insert(ports_.end(), other.ports_.begin(), other.ports_.end());
   }
+  /// Adds one port.
   void append(port<T>& p) { ports_.push_back(&p); }
+  /// True when the list repeats to fill the other side (broadcast()).
   bool is_broadcast() const noexcept { return broadcast_; }
 
   /// LF's `(list)+`: repeat the list as often as the other side of the connection needs.
@@ -54,20 +65,28 @@ port_list(output<T>&) -> port_list<T>;
 
 template <class X>
 struct port_list_value;
+/// The value type of an input.
 template <class T>
 struct port_list_value<input<T>> {
+  /// Its values' type.
   using type = T;
 };
+/// The value type of an output.
 template <class T>
 struct port_list_value<output<T>> {
+  /// Its values' type.
   using type = T;
 };
+/// The value type of a multiport.
 template <class P>
 struct port_list_value<multiport<P>> {
+  /// Its ports' values' type.
   using type = typename P::value_type;
 };
+/// The value type of a port list.
 template <class T>
 struct port_list_value<port_list<T>> {
+  /// Its ports' values' type.
   using type = T;
 };
 template <class X>

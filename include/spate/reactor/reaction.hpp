@@ -59,6 +59,7 @@ struct pending_mutation;
 pending_mutation& mutation_of(reaction& r, reactor& owner);
 }  // namespace detail
 
+/// A reaction: triggers, sources, effects and a body (see the top of this file).
 class reaction : public element, private task {
  public:
   ~reaction() override;
@@ -66,10 +67,13 @@ class reaction : public element, private task {
   std::size_t priority() const noexcept { return priority_; }
   /// The reaction's level: the length of the longest dependency chain leading to it.
   std::size_t level() const noexcept { return level_; }
+  /// Its deadline, when it has one.
   std::optional<duration> deadline() const noexcept { return deadline_; }
 
  protected:
+  /// A reaction of `container`, `priority` in its declaration order.
   reaction(std::string name, reactor* container, std::size_t priority);
+  /// Sets its deadline.
   void set_deadline(duration d) { deadline_ = d; }
 
  private:
@@ -116,22 +120,31 @@ void set_port_value(reaction& by, port_base& port, detail::erased_value value);
 
 // ---- effect handles: what a body receives for each declared effect ----
 
+/// What a reaction's body receives for a port it declared as an effect.
 template <class T>
 class port_writer {
  public:
+  /// Writes `p` on behalf of `r`.
   port_writer(reaction& r, port<T>& p) noexcept : reaction_(&r), port_(&p) {}
+  /// Sets the port's value at the current tag.
   void set(const T& value) { set_port_value(*reaction_, *port_, detail::erased_value::of(value)); }
+  /// Sets the port's value at the current tag.
   void set(T&& value) {
     set_port_value(*reaction_, *port_, detail::erased_value::of(std::move(value)));
   }
+  /// Sets a shared value (no copy for readers).
   void set(std::shared_ptr<const T> value) {
     set_port_value(*reaction_, *port_, detail::erased_value::of_shared(std::move(value)));
   }
+  /// Sets a value built from `args`.
   template <class... Args>
   requires std::is_constructible_v<T, Args&&...>
   void emplace(Args&&... args) { set(T(std::forward<Args>(args)...)); }
+  /// True once set at this tag.
   bool is_present() const noexcept { return port_->is_present(); }
+  /// The value set at this tag.
   const T& get() const { return port_->get(); }
+  /// The port written.
   port<T>& target() const noexcept { return *port_; }
 
  private:
@@ -143,9 +156,13 @@ class port_writer {
 template <>
 class port_writer<void> {
  public:
+  /// Writes `p` (a port without values) on behalf of `r`.
   port_writer(reaction& r, port<void>& p) noexcept : reaction_(&r), port_(&p) {}
+  /// Makes the port present at the current tag.
   void set() { set_port_value(*reaction_, *port_, detail::erased_value::empty_present()); }
+  /// True once set at this tag.
   bool is_present() const noexcept { return port_->is_present(); }
+  /// The port written.
   port<void>& target() const noexcept { return *port_; }
 
  private:
@@ -157,23 +174,31 @@ class port_writer<void> {
 template <class T>
 class multiport_writer {
  public:
+  /// Writers for every port of `ports`.
   multiport_writer(reaction& r, const port_list<T>& ports) {
     writers_.reserve(ports.size());
     for (port<T>* p : ports) writers_.emplace_back(r, *p);
   }
+  /// The writer of port i.
   port_writer<T>& operator[](std::size_t i) noexcept { return writers_[i]; }
+  /// How many ports.
   std::size_t size() const noexcept { return writers_.size(); }
+  /// How many ports.
   std::size_t width() const noexcept { return writers_.size(); }
+  /// The first writer.
   auto begin() noexcept { return writers_.begin(); }
+  /// After the last writer.
   auto end() noexcept { return writers_.end(); }
 
  private:
   std::vector<port_writer<T>> writers_;
 };
 
+/// What a reaction's body receives for an action it declared as an effect.
 template <class T>
 class action_scheduler {
  public:
+  /// Schedules `a` on behalf of `r`.
   action_scheduler(reaction& r, valued_action<T>& a) noexcept : reaction_(&r), action_(&a) {}
 
   /// At the current tag + min_delay + delay (a zero total: the next microstep).
@@ -183,9 +208,11 @@ class action_scheduler {
                                                           duration delay = duration::zero()) {
     place(detail::erased_value::of(T(std::forward<V>(value))), delay);
   }
+  /// An event `delay` after the current tag (plus min_delay).
   void schedule(duration delay = duration::zero()) requires std::is_void_v<T> {
     place(detail::erased_value::empty_present(), delay);
   }
+  /// True when the action has an event at this tag.
   bool is_present() const noexcept { return action_->is_present(); }
 
  private:
@@ -326,8 +353,10 @@ void note_reaction_without_body(reactor& owner, const std::string& name);
 template <class... Effects>
 class [[nodiscard]] reaction_builder {
  public:
+  /// A reaction named `name` of `owner`, declared when the builder is done.
   reaction_builder(reactor& owner, std::string name) : owner_(&owner), name_(std::move(name)) {}
   reaction_builder(const reaction_builder&) = delete;
+  /// Takes the other's declaration over.
   reaction_builder(reaction_builder&& other) noexcept
       : owner_(std::exchange(other.owner_, nullptr)),
         name_(std::move(other.name_)),
@@ -338,16 +367,19 @@ class [[nodiscard]] reaction_builder {
     if (owner_ != nullptr) detail::note_reaction_without_body(*owner_, name_);
   }
 
+  /// What triggers it: ports, multiports, port lists, actions, timers.
   template <detail::trigger_declaration... X>
   reaction_builder triggers(X&&... triggers) && {
     (add_trigger(std::forward<X>(triggers)), ...);
     return std::move(*this);
   }
+  /// What it reads without being triggered.
   template <port_selection... X>
   reaction_builder sources(X&&... sources) && {
     (add_ports(as_port_list(sources), 1), ...);
     return std::move(*this);
   }
+  /// What it writes: ports, multiports, port lists, actions, mutations.
   template <class... E>
   reaction_builder<Effects..., std::remove_cvref_t<E>...> effects(E&&... effects) && {
     static_assert((detail::effect_declaration<E> && ...),

@@ -41,13 +41,16 @@ namespace spate::reactor {
 /// (mutation.hpp).
 class mutation_point {
  public:
+  /// The mutation effect of `owner` (reactor::mutations).
   explicit mutation_point(reactor* owner) noexcept : owner_(owner) {}
+  /// The reactor mutated.
   reactor& owner() const noexcept { return *owner_; }
 
  private:
   reactor* owner_;
 };
 
+/// A reactor: ports, actions, reactions and contained reactors (see the top of this file).
 class reactor : public element {
   /// The registries come first: the startup and shutdown members below register in them.
   std::vector<port_base*> ports_;
@@ -61,42 +64,61 @@ class reactor : public element {
   /// Where a reactor is made: inside a container (`{this, "name"}`) or at the top of an
   /// environment (environment::make_top does this).
   struct context {
+    /// Contained in `container` as `name`.
     context(reactor* container, std::string name) : container(container), name(std::move(name)) {}
+    /// Instance `bank_index` of a bank of `bank_width` in `container`.
     context(reactor* container, std::string name, std::size_t bank_index, std::size_t bank_width)
         : container(container),
           name(std::move(name)),
           bank_index(bank_index),
           bank_width(bank_width) {}
+    /// A top-level reactor of `env`.
     context(environment& env, std::string name) : env(&env), name(std::move(name)) {}
 
+    /// The containing reactor (null for a top-level one).
     reactor* container = nullptr;
+    /// The environment (top-level reactors).
     environment* env = nullptr;
+    /// Its name.
     std::string name;
+    /// Its index in its bank.
     std::size_t bank_index = 0;
     std::size_t bank_width = 0;  ///< 0: not in a bank
   };
 
+  /// A reactor where `ctx` says.
   explicit reactor(context ctx);
   virtual ~reactor();
 
+  /// The environment it runs in.
   environment& env() const noexcept { return *env_; }
   /// The index in its bank (0 when not in a bank) and the bank's width (1 when not in one).
   std::size_t bank_index() const noexcept { return bank_index_; }
+  /// How many instances its bank has (1 outside a bank).
   std::size_t bank_width() const noexcept { return bank_width_ == 0 ? 1 : bank_width_; }
 
   /// Time, for reactions (LF's lf.time.*). Logical time is the current tag's.
   tag current_tag() const noexcept;
+  /// The current tag's time.
   time_point logical_time() const noexcept { return current_tag().time; }
+  /// The current tag's microstep.
   microstep get_microstep() const noexcept { return current_tag().step; }
+  /// Logical time since the start.
   duration elapsed_logical_time() const noexcept;
+  /// The clock now.
   time_point physical_time() const noexcept { return clock::now(); }
+  /// Physical time since the start.
   duration elapsed_physical_time() const noexcept;
+  /// The program's start time.
   time_point start_time() const noexcept;
   /// Shutdown at the next microstep (any thread).
   void request_stop();
 
+  /// Present at the first tag.
   startup_trigger startup{this};
+  /// Present at the last tag.
   shutdown_trigger shutdown{this};
+  /// Declare as an effect to create, connect and remove reactors (mutation.hpp).
   mutation_point mutations{this};
 
  protected:
@@ -104,6 +126,7 @@ class reactor : public element {
   /// becomes "reaction_N" (N its priority).
   reaction_builder<> reaction(std::string name = {}) { return {*this, std::move(name)}; }
 
+  /// Connects `from` to `to` (ports, multiports, port lists; see connection.hpp).
   template <port_selection From, port_selection To>
   connection& connect(From&& from, To&& to) {
     auto ends = detail::ends_of(std::forward<From>(from), std::forward<To>(to));
@@ -137,6 +160,7 @@ template <class R>
 requires std::is_base_of_v<reactor, R>
 class bank {
  public:
+  /// `width` instances of R named name[i], each built with `args`.
   template <class... Args>
   bank(reactor* container, std::string name, std::size_t width, const Args&... args)
       : name_(std::move(name)) {
@@ -147,10 +171,15 @@ class bank {
   bank(const bank&) = delete;
   bank& operator=(const bank&) = delete;
 
+  /// How many instances.
   std::size_t size() const noexcept { return instances_.size(); }
+  /// How many instances.
   std::size_t width() const noexcept { return instances_.size(); }
+  /// Instance i.
   R& operator[](std::size_t i) { return instances_[i]; }
+  /// The first instance.
   auto begin() { return instances_.begin(); }
+  /// After the last instance.
   auto end() { return instances_.end(); }
 
   /// The same port (or multiport) of every instance, instance-major: b[0].out, b[1].out, ...

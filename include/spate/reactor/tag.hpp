@@ -15,10 +15,14 @@ using time_point = clock::time_point;
 using duration = std::chrono::nanoseconds;
 using microstep = std::uint64_t;
 
+/// A point of logical time.
 struct tag {
+  /// Its time.
   time_point time{};
+  /// Its microstep at that time.
   microstep step = 0;
 
+  /// Ordered by time, then microstep.
   friend constexpr auto operator<=>(const tag&, const tag&) = default;
 
   /// The tag `delay` later: the next microstep for a zero delay, else (time + delay, 0).
@@ -26,6 +30,7 @@ struct tag {
     if (delay == duration::zero()) return tag{time, step + 1};
     return tag{time + delay, 0};
   }
+  /// After every other tag.
   static constexpr tag max() noexcept { return tag{time_point::max(), ~microstep{0}}; }
 };
 

@@ -13,14 +13,21 @@
 
 namespace spate::reactor {
 
+/// Reactions run and tags started, as Chrome trace events (environment_options::trace).
 class trace_recorder {
  public:
+  /// Records only when `enabled`.
   explicit trace_recorder(bool enabled) : enabled_(enabled) {}
+  /// True when recording.
   bool enabled() const noexcept { return enabled_; }
 
+  /// A reaction ran from `begin` to `end`.
   void reaction_ran(const std::string* name, time_point begin, time_point end);
+  /// A tag started.
   void tag_started(const tag& t, time_point start_of_program);
+  /// The trace as Chrome trace-event JSON.
   std::string to_json() const;
+  /// Events recorded.
   std::size_t size() const;
 
  private:

@@ -53,8 +53,10 @@
 
 namespace spate {
 
+/// The activation handshake of one task (see the top of this file).
 class activation {
  public:
+  /// idle: not queued, a notify schedules it; scheduled: queued or running; finished: ended.
   enum class state : int { idle = 0, scheduled = 1, finished = 2 };
 
   /// A new unit starts scheduled: its creator runs or queues the first activation.
@@ -110,6 +112,7 @@ class activation {
   bool is_finished() const noexcept {
     return state_.load(std::memory_order_acquire) == state::finished;
   }
+  /// The state now (diagnostics: it may change at once).
   state current() const noexcept { return state_.load(std::memory_order_relaxed); }
 
  private:

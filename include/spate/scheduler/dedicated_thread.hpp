@@ -13,6 +13,7 @@
 
 namespace spate {
 
+/// A thread of its own that runs the tasks scheduled on it (blocking or pinned work).
 class dedicated_thread final : public executor {
  public:
   /// `cpu`: pin the thread to that CPU.
@@ -25,6 +26,7 @@ class dedicated_thread final : public executor {
   void schedule(task* t) override;
   /// Lets the thread finish once no task is queued; join() waits for it. Idempotent.
   void stop();
+  /// Waits for the thread to end (after stop()).
   void join();
   /// True when called on this thread.
   bool is_current_thread() const noexcept { return thread_.get_id() == std::this_thread::get_id(); }

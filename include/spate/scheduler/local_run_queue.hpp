@@ -18,8 +18,11 @@
 
 namespace spate {
 
+/// A worker's own task queue: the owner pushes and pops, others steal (see the top of this
+/// file).
 class local_run_queue {
  public:
+  /// Holds up to `capacity` tasks (a power of two).
   explicit local_run_queue(std::size_t capacity)
       : mask_(round_up(capacity) - 1), slots_(new std::atomic<task*>[mask_ + 1]) {}
 
@@ -47,6 +50,7 @@ class local_run_queue {
     }
   }
 
+  /// Tasks queued (approximate while others steal).
   std::size_t size_approx() const noexcept {
     const auto head = head_->load(std::memory_order_acquire);
     const auto tail = tail_->load(std::memory_order_acquire);

@@ -37,8 +37,9 @@
 
 namespace spate {
 
+/// How a runtime is built.
 struct runtime_config {
-  scheduler_config scheduler = scheduler_config::default_preset();
+  scheduler_config scheduler = scheduler_config::default_preset();  ///< the worker pool's
   /// Where models report unexpected messages and unhandled exceptions; default: stderr.
   std::function<void(const std::string&)> error_reporter;
   /// SPATE_KEY environment variables override `scheduler` (when the runtime is built).
@@ -52,14 +53,19 @@ struct runtime_config {
                                           std::vector<std::string>* rest = nullptr);
 };
 
+/// What every model shares: the worker pool, timers, dedicated threads, error reporting
+/// and the order they stop in (see the top of this file).
 class runtime {
  public:
+  /// Builds the pool and starts its workers (SPATE_* variables and `command_line` applied).
   explicit runtime(runtime_config config = {});
   ~runtime();  ///< shutdown()
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
 
+  /// The worker pool every model runs on.
   worker_pool& pool() noexcept { return *pool_; }
+  /// Timers served by the pool's workers.
   timer_service& timers() noexcept { return *timers_; }
   /// The configuration in force (with the environment and command line applied).
   const runtime_config& config() const noexcept { return config_; }
@@ -77,6 +83,7 @@ class runtime {
 
   /// Registers a model's stop step (shutdown step 1); returns a key for remove_shutdown_step.
   std::size_t on_shutdown(std::function<void()> stop);
+  /// Unregisters a stop step (its model went away first).
   void remove_shutdown_step(std::size_t key);
 
   /// Reports an error through config().error_reporter, or to stderr. Thread-safe.
@@ -84,6 +91,7 @@ class runtime {
 
   /// The numbered shutdown above. Idempotent.
   void shutdown();
+  /// True once shutdown() has run.
   bool is_shut_down() const;
 
  private:

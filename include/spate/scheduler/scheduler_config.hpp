@@ -21,15 +21,20 @@ class config_error : public std::invalid_argument {
 /// One polling phase of an idle worker: `attempts` polls of its own queues, a steal attempt
 /// every `steal_interval` polls, and a sleep of `sleep` between polls (zero: spin).
 struct polling_strategy {
-  std::uint32_t attempts = 0;
-  std::uint32_t steal_interval = 1;
-  std::chrono::microseconds sleep{0};
+  std::uint32_t attempts = 0;          ///< polls in this phase (0: skip it)
+  std::uint32_t steal_interval = 1;    ///< a steal attempt every this many polls
+  std::chrono::microseconds sleep{0};  ///< between polls (zero: spin)
 };
 
+/// How the worker pool runs (the reducing-message-latency paper's polling phases, then
+/// parking); see docs/scheduler.md for every knob and its key.
 struct scheduler_config {
   std::size_t threads = 0;  ///< 0: one per available CPU
+  /// First phase of an idle worker: spin-polling, stealing now and then.
   polling_strategy aggressive{100, 10, std::chrono::microseconds{0}};
+  /// Second phase: polls with short sleeps (off by default: 0 attempts).
   polling_strategy moderate{0, 5, std::chrono::microseconds{1}};
+  /// Without park_when_idle: the phase an idle worker stays in.
   polling_strategy relaxed{1, 1, std::chrono::microseconds{10'000}};
   /// true: after aggressive and moderate, park on the worker's event until it is woken (on
   /// enqueue, or when stealable work appears). false: use the relaxed strategy forever
@@ -39,14 +44,15 @@ struct scheduler_config {
   /// CPU. A positive value wakes it at least that often to look for work: a safety net that
   /// the wake-up protocol does not need (tests/stress checks it without one).
   std::chrono::microseconds park_timeout{0};
-  std::size_t task_budget = 64;  ///< messages an activation may process before yielding
-  std::size_t local_queue_capacity = 1024;
-  bool pin_threads = false;  ///< pin worker i to CPU i % available_cpus()
-  std::string thread_name_prefix = "spate-worker";
+  std::size_t task_budget = 64;             ///< messages an activation may process before yielding
+  std::size_t local_queue_capacity = 1024;  ///< tasks a worker's own queue holds before overflow
+  bool pin_threads = false;                 ///< pin worker i to CPU i % available_cpus()
+  std::string thread_name_prefix = "spate-worker";  ///< workers are named PREFIX-i
 
   /// Presets. `default_preset`: event-notified idling (tuned on a 2-vCPU VM). `spin`: never
   /// parks nor sleeps (lowest latency, 100% CPU per worker).
   static scheduler_config default_preset();
+  /// Never parks nor sleeps.
   static scheduler_config spin();
   static scheduler_config preset(std::string_view name);  ///< "default" | "spin"
 
@@ -56,6 +62,7 @@ struct scheduler_config {
   /// settings does not matter; for a key given twice the later value wins. Throws
   /// config_error naming a bad key or value.
   using setting = std::pair<std::string, std::string>;
+  /// Applies settings (see above).
   void apply(const std::vector<setting>& settings);
   /// SPATE_KEY variables (SPATE_PARK_TIMEOUT_US for park-timeout-us), as settings.
   static std::vector<setting> settings_from_environment();
@@ -65,11 +72,14 @@ struct scheduler_config {
                                                          std::vector<std::string>* rest = nullptr);
   /// apply(settings_from_environment()) / apply(settings_from_command_line(...)).
   void apply_environment();
+  /// Applies the `--spate.KEY=VALUE` arguments; returns the other arguments.
   std::vector<std::string> apply_command_line(int argc, const char* const* argv);
+  /// Applies one setting; throws config_error naming a bad key or value.
   void set(std::string_view key, std::string_view value);
 
   /// Throws config_error when the combination is invalid.
   void validate() const;
+  /// The worker count: `threads`, or the CPUs available to the process when it is 0.
   std::size_t effective_threads() const;
 };
 

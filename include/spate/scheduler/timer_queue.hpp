@@ -20,11 +20,12 @@
 
 namespace spate {
 
+/// The timers a worker pool runs: deadlines in a heap, fired by the workers.
 class timer_queue {
  public:
-  using clock = std::chrono::steady_clock;
-  using timer_id = std::uint64_t;
-  static constexpr std::int64_t no_deadline = INT64_MAX;
+  using clock = std::chrono::steady_clock;                ///< deadlines are on this clock
+  using timer_id = std::uint64_t;                         ///< names a timer for cancel(); never 0
+  static constexpr std::int64_t no_deadline = INT64_MAX;  ///< no timer pending
 
   /// Adds a timer; `period` > 0 makes it fire every `period` after `deadline` until
   /// cancelled. Returns its id (never 0), or 0 once the queue is closed. `earliest` (if
@@ -35,6 +36,7 @@ class timer_queue {
   /// True when the timer was pending: it will not fire (again). False once a one-shot timer
   /// fired or started firing, for a timer cancelled before, and for an unknown id.
   bool cancel(timer_id id);
+  /// Timers not yet fired or cancelled.
   std::size_t pending() const;
 
   /// The earliest deadline, in nanoseconds of clock::time_since_epoch(), or no_deadline.
@@ -48,6 +50,7 @@ class timer_queue {
   /// Cancels everything and refuses later adds. Idempotent.
   void close();
 
+  /// A time point as nanoseconds since the clock's epoch.
   static std::int64_t to_ns(clock::time_point t) noexcept {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
   }

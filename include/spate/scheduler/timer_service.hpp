@@ -19,11 +19,13 @@
 
 namespace spate {
 
+/// Schedules callbacks on a worker pool's timers (runtime::timers()).
 class timer_service {
  public:
-  using clock = timer_queue::clock;
-  using timer_id = timer_queue::timer_id;
+  using clock = timer_queue::clock;        ///< deadlines are on this clock
+  using timer_id = timer_queue::timer_id;  ///< names a timer for cancel()
 
+  /// Timers of `pool` (which must outlive this service).
   explicit timer_service(worker_pool& pool) noexcept : pool_(&pool) {}
 
   /// Each returns the timer's id, or 0 when the runtime is shutting down (the callback is
@@ -45,6 +47,7 @@ class timer_service {
   /// unknown id. It does not wait for a callback that is running right now (a periodic
   /// timer's current tick may still finish after cancel returned).
   bool cancel(timer_id id) { return pool_->cancel_timer(id); }
+  /// Timers not yet fired or cancelled.
   std::size_t pending() const { return pool_->pending_timers(); }
   /// Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
   void stop() { pool_->close_timers(); }

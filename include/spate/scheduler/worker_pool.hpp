@@ -44,8 +44,11 @@
 
 namespace spate {
 
+/// Work-stealing workers that park when idle and are woken on enqueue (see the top of this
+/// file for the protocols).
 class worker_pool final : public executor {
  public:
+  /// Starts `config.effective_threads()` workers.
   explicit worker_pool(scheduler_config config = scheduler_config::default_preset());
   ~worker_pool() override;
   worker_pool(const worker_pool&) = delete;
@@ -68,13 +71,18 @@ class worker_pool final : public executor {
   timer_queue::timer_id add_timer(
       timer_queue::clock::time_point deadline, std::function<void()> callback,
       std::chrono::nanoseconds period = std::chrono::nanoseconds::zero());
+  /// True when the timer was pending (it will not fire now). Thread-safe.
   bool cancel_timer(timer_queue::timer_id id) { return timers_.cancel(id); }
+  /// Timers not yet fired or cancelled.
   std::size_t pending_timers() const { return timers_.pending(); }
   /// Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
   void close_timers() { timers_.close(); }
 
+  /// The number of workers.
   std::size_t size() const noexcept { return workers_.size(); }
+  /// The configuration it was built with.
   const scheduler_config& config() const noexcept { return config_; }
+  /// Each worker's counters now (any thread; observe/watch.hpp exports them).
   std::vector<worker_stats> stats() const;
   /// True when called from one of this pool's worker threads.
   bool is_worker_thread() const noexcept;

@@ -28,10 +28,15 @@
 
 namespace spate::window {
 
+/// An aggregate cut into panes (window::panes): update per tuple, combine per pane, result
+/// per window.
 template <class Acc, class Update, class Combine, class Result>
 struct pane_function {
+  /// `void(Acc&, const T&)`: adds a tuple to its pane.
   Update update;
+  /// `Acc(const Acc&, const Acc&)`: merges two panes (associative).
   Combine combine;
+  /// `R(const Key&, const Acc&)`: a window's value from its combined panes.
   Result result;
 };
 

@@ -18,18 +18,27 @@
 
 namespace spate::window {
 
+/// An event-time window: window w of a key holds its tuples whose time lies in
+/// [w * slide, w * slide + length), in the tuples' own time unit.
 struct time_window {
+  /// Time a window spans.
   std::uint64_t length = 0;
+  /// Time between the starts of consecutive windows.
   std::uint64_t slide = 0;
   std::uint64_t lateness = 0;  ///< how far behind the newest time a tuple is still on time
 
+  /// Throws std::invalid_argument naming the field.
   void check() const {
     if (length == 0) throw std::invalid_argument("time_window: length must be > 0");
     if (slide == 0) throw std::invalid_argument("time_window: slide must be > 0");
   }
+  /// The first time in `window`.
   std::uint64_t start(std::uint64_t window) const noexcept { return window * slide; }
+  /// The time after its last.
   std::uint64_t end(std::uint64_t window) const noexcept { return window * slide + length; }
+  /// The last window that holds time t.
   std::uint64_t last_holding(std::uint64_t t) const noexcept { return t / slide; }
+  /// The first window that holds time t.
   std::uint64_t first_holding(std::uint64_t t) const noexcept {
     return t < length ? 0 : (t - length) / slide + 1;
   }
@@ -47,9 +56,12 @@ struct time_window {
 /// the emitter started. Tuples are never late. Results are not repeatable run to run (they
 /// depend on when tuples arrive); use event time for that.
 struct processing_time_window {
+  /// Time a window spans.
   std::chrono::nanoseconds length{0};
+  /// Time between the starts of consecutive windows.
   std::chrono::nanoseconds slide{0};
 
+  /// Throws std::invalid_argument naming the field.
   void check() const {
     if (length <= std::chrono::nanoseconds::zero())
       throw std::invalid_argument("processing_time_window: length must be > 0");

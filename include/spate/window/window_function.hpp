@@ -13,9 +13,12 @@
 
 namespace spate::window {
 
+/// A window function kept as one accumulator per open window (window::incremental).
 template <class Acc, class Update, class Result>
 struct incremental_function {
+  /// `void(Acc&, const T&)`, per tuple.
   Update update;
+  /// `R(const Key&, const Acc&)`, when the window closes.
   Result result;
 };
 
@@ -30,12 +33,15 @@ incremental_function<Acc, Update, Result> incremental(Update update, Result resu
 /// One window's result, as the patterns emit it.
 template <class Key, class R>
 struct window_result {
+  /// The key whose window this is.
   Key key;
   std::uint64_t window;  ///< per key: 0, 1, 2, ...
+  /// What the window function returned.
   R value;
   /// false for a window fired by the end of the stream before it had all its tuples.
   bool complete;
   std::uint64_t tuples;  ///< how many tuples the window held
+  /// Every field equal.
   friend bool operator==(const window_result&, const window_result&) = default;
 };
 
