@@ -160,7 +160,8 @@ TEST(kafka, two_consumers_in_one_group_split_the_partitions_and_survive_one_leav
   std::multiset<int> seen_by_first, seen_by_second;
   auto slow_collector = [&m](std::multiset<int>& seen) {
     return flow::sink([&m, &seen](kafka::record& r) {
-      std::this_thread::sleep_for(50us);  // slow enough for both to join before the end
+      // 8 s for one consumer alone: time for the second to join, even on a loaded machine.
+      std::this_thread::sleep_for(200us);
       {
         const std::lock_guard lock(m);
         seen.insert(std::stoi(r.value));
@@ -168,40 +169,43 @@ TEST(kafka, two_consumers_in_one_group_split_the_partitions_and_survive_one_leav
       r.at.done();
     });
   };
-  // Both run until stopped (as services do), not to the end of the topic: a consumer that
-  // has read its own partitions to their end must stay to take over the other's.
-  auto service = reading(topic, "scale");
-  service.stop_at_end = false;
-  flow::graph first(flow::pipeline(kafka::source(service), slow_collector(seen_by_first)));
-  flow::graph second(flow::pipeline(kafka::source(service), slow_collector(seen_by_second)));
-  first.start(pool());
-  second.start(pool());
+  auto seen = [&](const std::multiset<int>& by) {
+    const std::lock_guard lock(m);
+    return by.size();
+  };
   auto distinct_seen = [&] {
     const std::lock_guard lock(m);
     std::set<int> all(seen_by_first.begin(), seen_by_first.end());
     all.insert(seen_by_second.begin(), seen_by_second.end());
     return all.size();
   };
-  auto both_working = [&] {
-    const std::lock_guard lock(m);
-    return !seen_by_first.empty() && !seen_by_second.empty();
+  auto wait_until = [](auto condition, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!condition() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+    }
+    return condition();
   };
-  // The first one leaves mid-stream, as a stopped process would, once the group has split
-  // the partitions between the two.
-  for (int i = 0; i < 3000 && !(both_working() && distinct_seen() >= std::size_t(n / 4)); ++i) {
-    std::this_thread::sleep_for(10ms);
-  }
+  // Both run until stopped (as services do), not to the end of the topic: a consumer that
+  // has read its own partitions to their end must stay to take over the other's.
+  auto service = reading(topic, "scale");
+  service.stop_at_end = false;
+  flow::graph first(flow::pipeline(kafka::source(service), slow_collector(seen_by_first)));
+  flow::graph second(flow::pipeline(kafka::source(service), slow_collector(seen_by_second)));
+  // The first joins alone and takes every partition; the second's joining splits them.
+  first.start(pool());
+  ASSERT_TRUE(wait_until([&] { return seen(seen_by_first) > 0; }, 60s)) << "the first read nothing";
+  second.start(pool());
+  ASSERT_TRUE(wait_until([&] { return seen(seen_by_second) > 0; }, 60s))
+      << "the group never gave the second consumer a partition";
+  // The first leaves mid-stream, as a stopped process would; the second takes its
+  // partitions over and finishes the topic.
   first.cancel();
   first.wait();
-  // The second takes its partitions over and finishes the topic.
-  for (int i = 0; i < 1500 && distinct_seen() < std::size_t(n); ++i) {
-    std::this_thread::sleep_for(10ms);
-  }
+  EXPECT_TRUE(wait_until([&] { return distinct_seen() == std::size_t(n); }, 120s));
   second.cancel();
   second.wait();
   const std::lock_guard lock(m);
-  EXPECT_GT(seen_by_first.size(), 0u);
-  EXPECT_GT(seen_by_second.size(), 0u);
   for (int i = 0; i < n; ++i) {
     ASSERT_TRUE(seen_by_first.count(i) + seen_by_second.count(i) >= 1) << "record " << i << " lost";
   }
