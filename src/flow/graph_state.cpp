@@ -84,6 +84,11 @@ std::uint64_t graph_state::progress() const noexcept {
   return sum;
 }
 
+void graph_state::wait_finished() {
+  std::unique_lock lock(mutex_);
+  done_.wait(lock, [&] { return finished_; });
+}
+
 void graph_state::wait_and_rethrow() {
   std::unique_lock lock(mutex_);
   const auto is_finished = [&] { return finished_; };

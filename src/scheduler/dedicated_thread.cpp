@@ -1,6 +1,10 @@
 #include "spate/scheduler/dedicated_thread.hpp"
 
 #include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/handshake_fence.hpp"
+#include "spate/platform/stress_point.hpp"
+
+#include <thread>
 
 namespace spate {
 
@@ -21,12 +25,19 @@ dedicated_thread::~dedicated_thread() {
 
 void dedicated_thread::schedule(task* t) {
   queue_.push(t);
-  event_.notify();
+  waiter_.notify();  // N1 also orders the push before the read of finished_ below
+  if (finished_.load(std::memory_order_relaxed)) discard_queued();
 }
 
 void dedicated_thread::stop() {
   stopping_.store(true, std::memory_order_release);
-  event_.notify();
+  waiter_.notify();
+}
+
+void dedicated_thread::discard_queued() noexcept {
+  while (draining_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+  while (task* t = queue_.pop()) t->discard();
+  draining_.clear(std::memory_order_release);
 }
 
 void dedicated_thread::join() {
@@ -34,17 +45,23 @@ void dedicated_thread::join() {
 }
 
 void dedicated_thread::run() {
+  const auto has_work = [this] {
+    return !queue_.empty_approx() || stopping_.load(std::memory_order_acquire);
+  };
   for (;;) {
     task* t = queue_.pop();
     if (t == nullptr) {
       if (stopping_.load(std::memory_order_acquire) && queue_.empty_approx()) break;
-      event_.wait();
+      waiter_.wait_until(has_work);
       continue;
     }
     while (t->resume(task_budget_) == resume_result::resume_later) {
     }
   }
   finished_.store(true, std::memory_order_release);
+  stress_point();
+  handshake_fence();  // pairs with schedule(): see the top of the header
+  discard_queued();
 }
 
 }  // namespace spate

@@ -28,7 +28,18 @@ runtime_config runtime_config::from_command_line(int argc, const char* const* ar
 runtime::runtime(runtime_config config)
     : config_(std::move(config)),
       pool_(std::make_unique<worker_pool>(configured(config_))),
-      timers_(std::make_unique<timer_service>(*pool_)) {}
+      timers_(std::make_unique<timer_service>(*pool_)) {
+  pool_->set_timer_error_handler([this](std::exception_ptr error) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    report_error("spate: a timer callback threw: " + what + " (the timer is cancelled)");
+  });
+}
 
 runtime::~runtime() {
   shutdown();

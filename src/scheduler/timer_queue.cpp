@@ -1,5 +1,8 @@
 #include "spate/scheduler/timer_queue.hpp"
 
+#include <cstdio>
+#include <string>
+
 namespace spate {
 
 timer_queue::timer_id timer_queue::add(clock::time_point deadline, std::function<void()> callback,
@@ -42,6 +45,42 @@ void timer_queue::publish_next_locked() noexcept {
                        std::memory_order_seq_cst);
 }
 
+void timer_queue::set_error_handler(std::function<void(std::exception_ptr)> handler) {
+  std::lock_guard lock(mutex_);
+  error_handler_ = std::move(handler);
+}
+
+bool timer_queue::invoke(std::function<void()>& callback) noexcept {
+  try {
+    callback();
+    return true;
+  } catch (...) {
+    std::function<void(std::exception_ptr)> handler;
+    {
+      std::lock_guard lock(mutex_);
+      handler = error_handler_;
+    }
+    const auto error = std::current_exception();
+    if (handler) {
+      try {
+        handler(error);
+        return false;
+      } catch (...) {  // a throwing handler: fall back to stderr
+      }
+    }
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    std::fprintf(stderr, "spate: a timer callback threw: %s (the timer is cancelled)\n",
+                 what.c_str());
+    return false;
+  }
+}
+
 std::size_t timer_queue::run_due(clock::time_point now) {
   if (running_.exchange(true, std::memory_order_acquire)) return 0;
   const std::int64_t now_ns = to_ns(now);
@@ -57,17 +96,18 @@ std::size_t timer_queue::run_due(clock::time_point now) {
       records_.erase(it);
       publish_next_locked();
       lock.unlock();
-      callback();
+      invoke(callback);
     } else {
       // Periodic: the callback stays in its record (cancel() marks it) while it runs.
       it->second.firing = true;
       std::function<void()>* callback = &it->second.callback;
       publish_next_locked();
       lock.unlock();
-      (*callback)();  // unordered_map nodes do not move when others are added or erased
+      // unordered_map nodes do not move when others are added or erased
+      const bool threw = !invoke(*callback);
       lock.lock();
       auto again = records_.find(due.id);
-      if (again->second.cancelled || closed_) {
+      if (again->second.cancelled || closed_ || threw) {  // a throwing timer is not re-armed
         records_.erase(again);
       } else {
         again->second.firing = false;

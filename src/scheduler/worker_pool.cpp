@@ -186,6 +186,9 @@ void worker_pool::schedule_external(task* t) {
     if (w->state.compare_exchange_strong(expected, notified, std::memory_order_acq_rel)) {
       w->inbox.push(t);
       w->event.notify();
+      stress_point();
+      handshake_fence();  // pairs with stop()'s: as below, a stop that drained first is seen
+      if (stopped_.load(std::memory_order_relaxed)) discard_inboxes();
       return;
     }
   }
@@ -238,7 +241,11 @@ timer_queue::timer_id worker_pool::add_timer(timer_queue::clock::time_point dead
                                              std::chrono::nanoseconds period) {
   bool earliest = false;
   const auto id = timers_.add(deadline, std::move(callback), period, &earliest);
-  if (id == 0 || !earliest) return id;
+  if (id != 0 && earliest) deadline_published();
+  return id;
+}
+
+void worker_pool::deadline_published() {
   stress_point();
   handshake_fence();  // step 2 (header): the deadline is published, now look for a keeper
   const int keeper = timer_keeper_.load(std::memory_order_relaxed);
@@ -247,13 +254,17 @@ timer_queue::timer_id worker_pool::add_timer(timer_queue::clock::time_point dead
   } else if (parked_.load(std::memory_order_relaxed) != 0) {
     wake_one_parked();
   }
-  return id;
 }
 
 void worker_pool::run_due_timers() {
   if (timers_.next_deadline_ns() == timer_queue::no_deadline) return;
   const auto now = timer_queue::clock::now();
-  if (timers_.next_deadline_ns() <= timer_queue::to_ns(now)) timers_.run_due(now);
+  if (timers_.next_deadline_ns() > timer_queue::to_ns(now)) return;
+  // Step 4 (header): a periodic timer re-armed by this run is a new deadline the keeper
+  // has not heard of; it may be sleeping until a later one.
+  if (timers_.run_due(now) != 0 && timers_.next_deadline_ns() != timer_queue::no_deadline) {
+    deadline_published();
+  }
 }
 
 bool worker_pool::become_timer_keeper(worker& w) {
@@ -375,6 +386,7 @@ task* worker_pool::poll(worker& w, const polling_strategy& strategy) {
     if (task* t = next_local(w)) return t;
     if (attempt % strategy.steal_interval == 0) {
       if (task* t = steal(w)) return t;
+      run_due_timers();  // a worker that polls for long (the spin preset) still runs timers
     }
     if (strategy.sleep.count() > 0) {
       std::this_thread::sleep_for(strategy.sleep);
@@ -393,13 +405,22 @@ task* worker_pool::find_work(worker& w) {
   task* t = poll(w, config_.aggressive);
   if (t == nullptr) t = poll(w, config_.moderate);
   while (t == nullptr && !stopping_.load(std::memory_order_relaxed)) {
-    t = config_.park_when_idle ? park(w) : poll(w, config_.relaxed);
-    if (t == nullptr && !config_.park_when_idle && config_.relaxed.attempts == 0) break;
+    if (config_.park_when_idle) {
+      t = park(w);
+    } else {
+      run_due_timers();
+      t = poll(w, config_.relaxed);
+      if (t == nullptr && config_.relaxed.attempts == 0) break;
+    }
   }
-  searching_.fetch_sub(1, std::memory_order_relaxed);
+  const bool last_searcher = searching_.fetch_sub(1, std::memory_order_relaxed) == 1;
   w.state.store(running, std::memory_order_relaxed);
   // The last searcher found work: if more is queued somewhere, another worker should come.
-  if (t != nullptr && searching_.load(std::memory_order_relaxed) == 0) {
+  // The fence orders the decrement before the queue reads below, against a pusher's push,
+  // fence, read of `searching_` (wake_if_stealable): one of the two sees the other.
+  if (t != nullptr && last_searcher) {
+    stress_point();
+    handshake_fence();
     for (auto& other : workers_) {
       if (other.get() != &w && other->queue.size_approx() > 0) {
         wake_if_stealable(w);
@@ -440,10 +461,12 @@ task* worker_pool::park(worker& w) {
     if (sleep.count() > 0) woken_by_notify = w.event.wait_for(sleep);
   }
   if (keeper) timer_keeper_.store(no_keeper, std::memory_order_release);
-  run_due_timers();
+  // Searching again before the callbacks run: a worker running timers is not parked (an
+  // enqueuer must not hand it a task as if it slept, nor count it among the sleepers).
   const int previous = w.state.exchange(searching, std::memory_order_acq_rel);
   parked_.fetch_sub(1, std::memory_order_relaxed);
   searching_.fetch_add(1, std::memory_order_relaxed);
+  run_due_timers();
   add_single_writer(w.parks);
   if (woken_by_notify && previous == notified) add_single_writer(w.wakeups);
   if (task* t = next_local(w)) return t;

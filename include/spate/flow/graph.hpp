@@ -9,8 +9,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -77,32 +79,36 @@ class graph {
 
   graph(const graph&) = delete;
   graph& operator=(const graph&) = delete;
-  /// A graph destroyed while it runs is cancelled and waited for first: its nodes on
-  /// threads the graph owns must not outlive those threads. On a worker of its own pool
-  /// (a graph actor stopping) a graph with no such nodes is only cancelled, since waiting
-  /// there could need the very worker it blocks; its tasks keep their shared state alive
-  /// until they end.
+  /// A graph destroyed while it runs is cancelled first. Off the pool it is then waited
+  /// for. On a worker of its own pool (a graph actor stopping) it is never waited for:
+  /// waiting there could need the very worker it blocks. Its tasks keep their shared state
+  /// alive until they end, and its dedicated threads, once their cancelled node has ended,
+  /// are joined by the runtime (or, on a bare pool, by a thread that does only that).
   ~graph() {
-    if (state_ && !waited_) {
-      state_->cancel();
-      if (threads_.empty() && pool_ != nullptr && pool_->is_worker_thread()) return;
-      try {
-        finish_run();
-      } catch (...) {  // a node's failure: the owner chose not to ask for it
-      }
+    if (!state_ || waited_) return;
+    state_->cancel();
+    if (pool_ != nullptr && pool_->is_worker_thread()) {
+      forget_shutdown_step();
+      release_threads_without_waiting();
+      return;
+    }
+    try {
+      finish_run();
+    } catch (...) {  // a node's failure: the owner chose not to ask for it
     }
   }
 
   /// Runs the graph on the runtime's pool until every sink has seen the end of the stream.
   /// Rethrows the first node failure as node_error (after cancelling and draining the rest).
-  void run(runtime& rt) { run(rt.pool()); }
-  /// The same on a bare pool.
+  /// A runtime shut down meanwhile cancels the graph (runtime.hpp, step 1): run() returns.
+  void run(runtime& rt) {
+    reject_on_worker(rt.pool(), "run");
+    start(rt);
+    finish_run();
+  }
+  /// The same on a bare pool, which knows no shutdown steps: stop the graph before the pool.
   void run(worker_pool& pool) {
-    if (pool.is_worker_thread()) {
-      throw std::logic_error(
-          "spate::flow::graph::run() called on a worker of the pool it runs on: it would "
-          "block that worker; spawn the graph as an actor or run it from another thread");
-    }
+    reject_on_worker(pool, "run");
     start(pool);
     finish_run();
   }
@@ -116,24 +122,23 @@ class graph {
   /// Starts without waiting (graph actors); wait() blocks until the end. `on_finished`, if
   /// given, runs once on a worker when the graph has finished, with the failure's text
   /// (empty on success); it must not block.
+  /// Nodes on dedicated threads get them from the runtime. The graph registers a shutdown
+  /// step: runtime::shutdown() cancels it and waits until every node has ended, so a
+  /// wait() blocked meanwhile returns.
   void start(runtime& rt, std::function<void(const std::string&)> on_finished = nullptr) {
-    start(rt.pool(), std::move(on_finished));
+    start_on(rt.pool(), &rt, std::move(on_finished));
   }
-  /// The same on a bare pool.
+  /// The same on a bare pool (the graph owns its dedicated threads).
   void start(worker_pool& pool, std::function<void(const std::string&)> on_finished = nullptr) {
-    if (state_ && !waited_) {
-      throw std::logic_error("spate::flow::graph: started again before wait() returned");
-    }
-    prepare(pool);
-    pool_ = &pool;
-    waited_ = false;
-    if (on_finished) state_->set_on_finished(std::move(on_finished));
-    state_->set_stall_report_after(options_.stall_report_after);
-    state_->start(state_);
+    start_on(pool, nullptr, std::move(on_finished));
   }
   /// Blocks until the run started by start() has ended; rethrows a node's failure as
-  /// node_error. Not on a worker of the graph's pool.
-  void wait() { finish_run(); }
+  /// node_error. Not on a worker of the graph's pool (std::logic_error: it would block a
+  /// worker the graph may need).
+  void wait() {
+    if (pool_ != nullptr) reject_on_worker(*pool_, "wait");
+    finish_run();
+  }
   /// Ends the run: every node drops its input and ends (on_cancel, not on_stop). Any thread.
   void cancel() {
     if (state_) state_->cancel();
@@ -151,13 +156,62 @@ class graph {
   }
 
  private:
+  static void reject_on_worker(worker_pool& pool, const char* what) {
+    if (pool.is_worker_thread()) {
+      throw std::logic_error(std::string("spate::flow::graph::") + what +
+                             "() called on a worker of the pool the graph runs on: it would "
+                             "block that worker; spawn the graph as an actor or call it from "
+                             "another thread");
+    }
+  }
+  void start_on(worker_pool& pool, runtime* rt,
+                std::function<void(const std::string&)> on_finished) {
+    if (state_ && !waited_) {
+      throw std::logic_error("spate::flow::graph: started again before wait() returned");
+    }
+    runtime_ = rt;
+    prepare(pool);
+    pool_ = &pool;
+    waited_ = false;
+    if (on_finished) state_->set_on_finished(std::move(on_finished));
+    state_->set_stall_report_after(options_.stall_report_after);
+    if (runtime_ != nullptr) {
+      shutdown_key_ = runtime_->on_shutdown([state = state_] {
+        state->cancel();
+        state->wait_finished();
+      });
+    }
+    state_->start(state_);
+  }
   void prepare(worker_pool& pool) {
     auto state = std::make_shared<detail::graph_state>();
-    threads_.clear();
-    detail::builder b(*state, pool, options_, threads_);
+    owned_threads_.clear();
+    runtime_threads_.clear();
+    detail::builder b(*state, pool, options_, [this, &pool](std::optional<std::size_t> cpu) -> executor& {
+      if (runtime_ != nullptr) {
+        runtime_threads_.push_back(&runtime_->start_dedicated_thread("spate-node", cpu));
+        return *runtime_threads_.back();
+      }
+      owned_threads_.push_back(
+          std::make_unique<dedicated_thread>("spate-node", pool.config().task_budget, cpu));
+      return *owned_threads_.back();
+    });
     build_(b);
     const std::lock_guard lock(state_mutex_);
     state_ = std::move(state);
+  }
+  void forget_shutdown_step() {
+    if (runtime_ != nullptr && shutdown_key_ != 0) runtime_->remove_shutdown_step(shutdown_key_);
+    shutdown_key_ = 0;
+  }
+  /// After cancel(), off the pool or on it: a thread stops once its (cancelled) node has
+  /// run to its end and its queue is empty.
+  void release_threads_without_waiting() {
+    for (auto* t : runtime_threads_) runtime_->retire_dedicated_thread(*t);
+    runtime_threads_.clear();
+    if (owned_threads_.empty()) return;
+    for (auto& t : owned_threads_) t->stop();
+    std::thread([threads = std::move(owned_threads_)] {}).detach();  // joins them as it ends
   }
   /// A reader on another thread (metrics) may race with a restart that replaces the state.
   std::shared_ptr<detail::graph_state> current_state() const {
@@ -166,13 +220,16 @@ class graph {
   }
   void finish_run() {
     waited_ = true;
+    forget_shutdown_step();
     struct join_threads {
-      std::vector<std::unique_ptr<dedicated_thread>>& threads;
+      graph& g;
       ~join_threads() {
-        for (auto& t : threads) t->stop();
-        for (auto& t : threads) t->join();
+        for (auto* t : g.runtime_threads_) g.runtime_->retire_dedicated_thread(*t);
+        g.runtime_threads_.clear();
+        for (auto& t : g.owned_threads_) t->stop();
+        for (auto& t : g.owned_threads_) t->join();
       }
-    } joiner{threads_};
+    } joiner{*this};
     state_->wait_and_rethrow();
   }
 
@@ -180,9 +237,12 @@ class graph {
   std::function<void(detail::builder&)> build_;
   mutable std::mutex state_mutex_;  ///< guards replacing state_ against current_state()
   std::shared_ptr<detail::graph_state> state_;
-  std::vector<std::unique_ptr<dedicated_thread>> threads_;
+  std::vector<std::unique_ptr<dedicated_thread>> owned_threads_;  ///< on a bare pool
+  std::vector<dedicated_thread*> runtime_threads_;  ///< the runtime's, retired at the end
   bool waited_ = true;  ///< no run in progress that the destructor must end
   worker_pool* pool_ = nullptr;
+  runtime* runtime_ = nullptr;    ///< null on a bare pool
+  std::size_t shutdown_key_ = 0;  ///< the runtime's shutdown step for this run
 };
 
 }  // namespace spate::flow

@@ -33,7 +33,10 @@
 //
 // # Lifetime
 //
-// The callback holds a shared {mutex, task} block, never the node. stop() (from on_stop())
+// The `due` flag is a member of the timer, that is of the node, which lives as long as its
+// task: an idle re-check (N1) still in flight when a later activation stops the timer reads
+// memory that is still there (the activation's lifetime rule). The callback holds a shared
+// {mutex, task, flag pointer} block, never the node. stop() (from on_stop())
 // and the destructor (which runs for a graph cancelled before on_stop(), perhaps after its
 // runtime is gone) clear the task under the mutex. A callback that took the mutex first has
 // finished its notify before they return; one that takes it later finds no task and cancels
@@ -76,6 +79,7 @@ class wake_timer {
     if (shared_) throw std::logic_error("spate::flow::wake_timer::start: already started");
     shared_ = std::make_shared<shared_state>();
     shared_->task = task;
+    shared_->due = &due_;
     shared_->pool = task->timer_pool();
     const auto id = timer_service{*shared_->pool}.schedule_periodic(period, period, [s = shared_] {
       std::lock_guard lock{s->mutex};
@@ -83,7 +87,7 @@ class wake_timer {
         timer_service{*s->pool}.cancel(s->id);
         return;
       }
-      s->due.store(true, std::memory_order_release);  // T1
+      s->due->store(true, std::memory_order_release);  // T1
       stress_point();
       s->task->notify();  // T2
     });
@@ -92,11 +96,11 @@ class wake_timer {
   }
 
   /// Atomics only (the node's has_news() runs in its idle re-check).
-  bool due() const noexcept { return shared_ && shared_->due.load(std::memory_order_acquire); }
+  bool due() const noexcept { return due_.load(std::memory_order_acquire); }
 
   /// The node's own thread: true when at least one tick came since the last take().
   bool take() noexcept {
-    return shared_ && shared_->due.exchange(false, std::memory_order_acq_rel);
+    return due_.exchange(false, std::memory_order_acq_rel);
   }
 
   /// Cancels the timer; after it returns the timer no longer touches the node's task. Call it
@@ -125,9 +129,10 @@ class wake_timer {
     detail::node_task_base* task = nullptr;  ///< guarded by mutex
     timer_service::timer_id id = 0;          ///< guarded by mutex
     worker_pool* pool = nullptr;
-    std::atomic<bool> due{false};
+    std::atomic<bool>* due = nullptr;  ///< the timer's own flag; used only while task is set
   };
-  std::shared_ptr<shared_state> shared_;
+  std::shared_ptr<shared_state> shared_;  ///< the node's thread only
+  std::atomic<bool> due_{false};
 };
 
 }  // namespace spate::flow

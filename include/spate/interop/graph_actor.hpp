@@ -67,7 +67,7 @@ class graph_actor
   void on_start() {
     graph_ = make_();
     channel_->on_room = [self = this->typed_self()] { self.get()->input_has_room(); };
-    graph_->start(this->system().scheduler(), [self = this->self()](const std::string& failure) {
+    graph_->start(this->system().context(), [self = this->self()](const std::string& failure) {
       // High priority: a failed graph no longer drains its input, so this must overtake
       // the items waiting in the mailbox.
       spate::send(message_priority::high, self, detail::graph_finished{failure});

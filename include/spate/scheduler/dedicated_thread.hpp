@@ -1,6 +1,14 @@
 #pragma once
 // An executor with a thread of its own, for tasks that block (detached actors) or that the
-// user wants pinned. Idle, the thread parks on its event; schedule() wakes it.
+// user wants pinned. Idle, the thread sleeps in its waiter (waiter.hpp) until a task is
+// queued or it is asked to stop; schedule() wakes it.
+//
+// A task scheduled after the thread ended (a graph cancelled at shutdown notifies a node
+// whose thread is already gone) is discarded, never left in a queue nobody reads: the thread
+// publishes `finished`, passes the fence and drains its queue; schedule() pushes, passes the
+// fence (the waiter's N1) and, if it reads `finished`, drains too. One of the two sees the
+// other's store (the same Dekker argument as waiter.hpp), and a flag lets one drainer at a
+// time pop the single-consumer queue.
 #include <atomic>
 #include <cstddef>
 #include <optional>
@@ -8,7 +16,7 @@
 #include <thread>
 
 #include "spate/channel/intrusive_mpsc_queue.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/scheduler/waiter.hpp"
 #include "spate/scheduler/task.hpp"
 
 namespace spate {
@@ -35,10 +43,12 @@ class dedicated_thread final : public executor {
 
  private:
   void run();
+  void discard_queued() noexcept;
 
   const std::size_t task_budget_;
   intrusive_mpsc_queue<task> queue_;
-  parking_event event_;
+  std::atomic_flag draining_;  ///< after the thread ended: one drainer of queue_ at a time
+  waiter waiter_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> finished_{false};
   std::thread thread_;

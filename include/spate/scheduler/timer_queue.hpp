@@ -9,9 +9,15 @@
 //
 // Callbacks run outside the lock, one timer at a time (run_due() lets one thread drain at a
 // time), in deadline order; they must be short and must not block.
+//
+// A callback that throws does not unwind into the worker (which would end the process):
+// the exception goes to the error handler (the runtime's error reporter; stderr without
+// one), and a periodic timer that threw is cancelled, since it would most likely throw
+// again at every period. The queue stays usable: the drain flag is cleared as usual.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <queue>
@@ -49,6 +55,8 @@ class timer_queue {
   std::size_t run_due(clock::time_point now);
   /// Cancels everything and refuses later adds. Idempotent.
   void close();
+  /// Where exceptions thrown by callbacks go (see the top of this file). Thread-safe.
+  void set_error_handler(std::function<void(std::exception_ptr)> handler);
 
   /// A time point as nanoseconds since the clock's epoch.
   static std::int64_t to_ns(clock::time_point t) noexcept {
@@ -70,6 +78,8 @@ class timer_queue {
     bool cancelled = false;  ///< ... and was cancelled meanwhile: do not re-arm
   };
   void publish_next_locked() noexcept;
+  /// Runs a callback; false when it threw (the exception was reported).
+  bool invoke(std::function<void()>& callback) noexcept;
 
   mutable std::mutex mutex_;
   std::priority_queue<heap_entry, std::vector<heap_entry>, std::greater<>> heap_;
@@ -78,6 +88,7 @@ class timer_queue {
   bool closed_ = false;
   std::atomic<std::int64_t> next_deadline_{no_deadline};
   std::atomic<bool> running_{false};
+  std::function<void(std::exception_ptr)> error_handler_;  ///< guarded by mutex_
 };
 
 }  // namespace spate

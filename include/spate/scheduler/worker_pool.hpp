@@ -26,10 +26,14 @@
 //      recomputes its sleep); if there is none, it wakes one parked worker. By the same
 //      Dekker argument as above, either the adder sees the parker, or the parker's read
 //      after its fence sees the new deadline.
-//   3. A worker that wakes stops being keeper and runs what is due. A busy worker looks
-//      at the earliest deadline every `timer_check_interval` tasks (one seq_cst load of
-//      the deadline word, a plain load on x86, when no timer is pending), so timers also
-//      fire when no worker is idle — late by at most that many tasks' run time.
+//   3. A worker that wakes stops being keeper, goes back to searching and runs what is
+//      due. A busy worker looks at the earliest deadline every `timer_check_interval` tasks
+//      (one seq_cst load of the deadline word, a plain load on x86, when no timer is
+//      pending), and a polling worker at every steal attempt, so timers also fire when no
+//      worker parks (the spin preset) — late by at most that many tasks' run time.
+//   4. A run of the timers that re-armed a periodic timer has published a new deadline
+//      like add_timer() does, and signals the keeper the same way (step 2): the keeper may
+//      be sleeping until a later deadline.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -77,6 +81,11 @@ class worker_pool final : public executor {
   std::size_t pending_timers() const { return timers_.pending(); }
   /// Cancels every pending timer and refuses new ones (runtime shutdown, step 2).
   void close_timers() { timers_.close(); }
+  /// Where an exception thrown by a timer callback goes (timer_queue.hpp); the runtime
+  /// sends it to its error reporter. Thread-safe.
+  void set_timer_error_handler(std::function<void(std::exception_ptr)> handler) {
+    timers_.set_error_handler(std::move(handler));
+  }
 
   /// The number of workers.
   std::size_t size() const noexcept { return workers_.size(); }
@@ -106,6 +115,7 @@ class worker_pool final : public executor {
   bool wake_one_parked();
   bool has_visible_work(const worker& w) const;
   void run_due_timers();
+  void deadline_published();
   bool become_timer_keeper(worker& w);
 
   scheduler_config config_;

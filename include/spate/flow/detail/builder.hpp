@@ -73,9 +73,12 @@ struct router_node : node<T, T> {
 
 class builder {
  public:
+  // `start_thread` gives a node on a dedicated thread its thread (the graph decides who owns
+  // it: the runtime, or the graph itself on a bare pool).
+  using thread_starter = std::function<executor&(std::optional<std::size_t> cpu)>;
   builder(graph_state& state, worker_pool& pool, const graph_options& options,
-          std::vector<std::unique_ptr<dedicated_thread>>& threads)
-      : state_(state), pool_(pool), options_(options), threads_(threads) {
+          thread_starter start_thread)
+      : state_(state), pool_(pool), options_(options), start_thread_(std::move(start_thread)) {
     state_.set_pool(&pool_);
   }
 
@@ -106,11 +109,7 @@ class builder {
                                std::size_t replica, std::size_t replicas) {
     auto& stats = state_.add_stats(std::move(name), kind);
     executor* runs_on = &pool_;
-    if (stage.options.dedicated_thread) {
-      threads_.push_back(std::make_unique<dedicated_thread>(
-          "spate-node", pool_.config().task_budget, stage.options.pin_to_cpu));
-      runs_on = threads_.back().get();
-    }
+    if (stage.options.dedicated_thread) runs_on = &start_thread_(stage.options.pin_to_cpu);
     return adopt(std::make_unique<node_task<N, Mode>>(stage.make(), stats, replica, replicas),
                  *runs_on);
   }
@@ -321,7 +320,7 @@ class builder {
   graph_state& state_;
   worker_pool& pool_;
   const graph_options& options_;
-  std::vector<std::unique_ptr<dedicated_thread>>& threads_;
+  thread_starter start_thread_;
   std::size_t seed_ = 1;
 };
 

@@ -84,6 +84,8 @@ class graph_state {
   std::uint64_t progress() const noexcept;
   // Blocks until every task has finished; rethrows a node's failure as node_error.
   void wait_and_rethrow();
+  // Blocks until every task has finished (runtime shutdown: the failure is the owner's).
+  void wait_finished();
   bool finished() const;
   void cancel();
   // Runs once, on the thread of the last task to finish, after the graph finished (with

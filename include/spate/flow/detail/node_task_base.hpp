@@ -69,10 +69,16 @@ class node_task_base : public task {
     return result;
   }
 
-  // The pool stopped with this task still queued: it will never run again. Let go of the
-  // graph as finish() does, or the graph's state (every task and edge) would leak.
+  // The executor stopped with this task queued (or scheduled it after it stopped): it will
+  // never run again. The rest of the graph cannot go on without it, and its idle tasks are
+  // in no queue to be discarded: cancel the graph, which schedules every task (each is
+  // discarded in turn by the stopped executor), and end this one the way a cancelled
+  // activation does (on_cancel, outputs closed, waiting producers let go, finish). We own
+  // the task here: it was queued, so no other activation runs.
   void discard() noexcept final {
-    if (graph_) finish();
+    if (!graph_) return;
+    graph_->cancel();
+    (void)activate(0);  // a cancelled graph: ends at once
   }
 
   // graph_state::start() hands every task its reference and the first activation.

@@ -7,9 +7,9 @@
 // so these calls are safe from inside a node or an actor running on the same pool, even
 // with a single worker. No item is copied: chunks are index ranges over the caller's data.
 //
-// The caller's wait is the done-counter plus parking_event handshake: a helper counts its
-// chunk, then notifies; the caller re-reads the counter after every wake. parking_event keeps
-// a notify that comes before the wait, so the caller cannot sleep through the last chunk.
+// The caller's wait is a waiter (scheduler/waiter.hpp) on the done counter: a helper counts
+// its chunk (the publish), then notifies (N1, N2); the caller's condition reads the counter.
+// No time-out: the waiter's handshake cannot miss the last chunk.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,8 +19,8 @@
 #include <memory>
 #include <mutex>
 
-#include "spate/platform/parking_event.hpp"
 #include "spate/scheduler/task.hpp"
+#include "spate/scheduler/waiter.hpp"
 
 namespace spate::detail {
 
@@ -47,7 +47,8 @@ class chunked_job {
         stopped_.store(true);
       }
     }
-    if (done_.fetch_add(1) + 1 == claimed_target()) finished_.notify();
+    done_.fetch_add(1);
+    finished_.notify();  // the caller's condition may hold now (claimed_target can shrink)
     return true;
   }
 
@@ -55,9 +56,7 @@ class chunked_job {
   void run_and_wait() {
     while (run_one()) {
     }
-    while (done_.load() < claimed_target()) {
-      finished_.wait_for(std::chrono::milliseconds(1));
-    }
+    finished_.wait_until([this] { return done_.load() >= claimed_target(); });
     std::lock_guard lock(error_mutex_);
     if (error_) std::rethrow_exception(error_);
   }
@@ -73,7 +72,7 @@ class chunked_job {
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> done_{0};
   std::atomic<bool> stopped_{false};
-  parking_event finished_;
+  waiter finished_;
   std::mutex error_mutex_;
   std::exception_ptr error_;
 };

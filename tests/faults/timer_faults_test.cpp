@@ -1,0 +1,122 @@
+// Timers under the presets and failures that used to stop them: the spin preset (no worker
+// ever parks), a periodic timer re-armed while another worker keeps a later deadline, and
+// callbacks that throw.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fault_support.hpp"
+#include "spate/scheduler/runtime.hpp"
+#include "spate/scheduler/timer_service.hpp"
+
+using namespace std::chrono_literals;
+using fault_test::eventually;
+
+namespace {
+
+spate::runtime_config config_with(spate::scheduler_config scheduler) {
+  spate::runtime_config c;
+  c.scheduler = std::move(scheduler);
+  c.scheduler.threads = 2;
+  c.read_environment = false;
+  return c;
+}
+
+spate::scheduler_config never_parking() {
+  auto c = spate::scheduler_config::default_preset();
+  c.park_when_idle = false;
+  return c;
+}
+
+}  // namespace
+
+// Defect 3: find_work polled forever without looking at the timers.
+TEST(timer_faults, one_shot_and_periodic_timers_fire_under_the_spin_preset) {
+  spate::runtime rt{config_with(spate::scheduler_config::spin())};
+  std::atomic<int> once{0}, ticks{0};
+  rt.timers().schedule_after(5ms, [&] { once.fetch_add(1); });
+  const auto id = rt.timers().schedule_periodic(1ms, 1ms, [&] { ticks.fetch_add(1); });
+  EXPECT_TRUE(eventually(10s, [&] { return once.load() == 1 && ticks.load() >= 5; }))
+      << "once=" << once.load() << " ticks=" << ticks.load();
+  rt.timers().cancel(id);
+}
+
+TEST(timer_faults, timers_fire_when_idle_workers_poll_instead_of_parking) {
+  spate::runtime rt{config_with(never_parking())};
+  std::atomic<int> once{0};
+  rt.timers().schedule_after(5ms, [&] { once.fetch_add(1); });
+  EXPECT_TRUE(eventually(10s, [&] { return once.load() == 1; }));
+}
+
+// Defect 4: the re-arm of a periodic timer did not tell the timer keeper, which slept on
+// until a later, unrelated deadline (a 2 ms timer saw a 3,998 ms gap).
+TEST(timer_faults, a_periodic_timer_keeps_ticking_while_a_keeper_waits_for_a_later_deadline) {
+  for (const bool spin : {false, true}) {
+    spate::runtime rt{config_with(spin ? spate::scheduler_config::spin()
+                                       : spate::scheduler_config::default_preset())};
+    rt.timers().schedule_after(4s, [] {});  // the keeper's far deadline
+    std::this_thread::sleep_for(20ms);      // let a worker become its keeper
+    std::mutex m;
+    std::vector<std::chrono::steady_clock::time_point> at;
+    const auto id = rt.timers().schedule_periodic(2ms, 2ms, [&] {
+      std::lock_guard lock(m);
+      at.push_back(std::chrono::steady_clock::now());
+    });
+    ASSERT_TRUE(eventually(10s, [&] {
+      std::lock_guard lock(m);
+      return at.size() >= 100;
+    }));
+    rt.timers().cancel(id);
+    std::lock_guard lock(m);
+    auto longest = 0ms;
+    for (std::size_t i = 1; i < at.size(); ++i) {
+      longest = std::max(longest, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      at[i] - at[i - 1]));
+    }
+    // A tick late by a scheduling hiccup is tens of ms on a loaded machine; the defect was
+    // seconds (the far deadline).
+    EXPECT_LT(longest, 1000ms) << (spin ? "spin" : "default") << " preset";
+  }
+}
+
+// Defect 10: a throwing callback ended the process (and would have left the queue's drain
+// flag set, so no timer would ever fire again).
+TEST(timer_faults, a_throwing_callback_is_reported_and_later_timers_still_fire) {
+  std::mutex m;
+  std::vector<std::string> reports;
+  auto c = config_with(spate::scheduler_config::default_preset());
+  c.error_reporter = [&](const std::string& text) {
+    std::lock_guard lock(m);
+    reports.push_back(text);
+  };
+  spate::runtime rt{std::move(c)};
+  std::atomic<int> periodic_runs{0}, after{0};
+  rt.timers().schedule_after(1ms, [] { throw std::runtime_error("boom-once"); });
+  rt.timers().schedule_periodic(1ms, 1ms, [&] {
+    periodic_runs.fetch_add(1);
+    throw std::runtime_error("boom-periodic");
+  });
+  ASSERT_TRUE(eventually(10s, [&] {
+    std::lock_guard lock(m);
+    return reports.size() >= 2;
+  }));
+  rt.timers().schedule_after(1ms, [&] { after.fetch_add(1); });
+  EXPECT_TRUE(eventually(10s, [&] { return after.load() == 1; }));
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(periodic_runs.load(), 1) << "a periodic timer that threw is cancelled";
+  EXPECT_EQ(rt.timers().pending(), 0u);
+  std::lock_guard lock(m);
+  ASSERT_EQ(reports.size(), 2u);
+  const bool named = (reports[0].find("boom-once") != std::string::npos &&
+                      reports[1].find("boom-periodic") != std::string::npos) ||
+                     (reports[1].find("boom-once") != std::string::npos &&
+                      reports[0].find("boom-periodic") != std::string::npos);
+  EXPECT_TRUE(named) << reports[0] << " / " << reports[1];
+}
