@@ -82,7 +82,7 @@ class window_worker
     const T& tuple = in.tuple->value();
     keeper_->add(key_(tuple), tuple, in.position,
                  [this](auto&& result) { this->send_next(std::move(result)); });
-    in.tuple->release(this->replica_index());
+    in.release();
   }
   void on_stop() {
     keeper_->flush([this](auto&& result) { this->send_next(std::move(result)); });

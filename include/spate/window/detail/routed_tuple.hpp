@@ -30,11 +30,43 @@ enum class pattern { key_partitioning, window_farming };
 // What the emitter sends a worker: the shared tuple, its position in its key's stream (count
 // windows) or its time (time windows), and which worker it is for (the farm routes on it).
 // For time windows, a message without a tuple is a watermark, sent to every worker.
+//
+// It owns one receiver's share of the envelope and releases it when destroyed, through the
+// return channel of the worker it is for (the farm routes it to replica `worker`, whose
+// releaser index is the same). So a message that never reaches its worker's consume() — in
+// the emitter's output buffer or an edge when the graph is cancelled or fails — still
+// releases its share when the graph's edges and tasks are destroyed, and the tuple is
+// destroyed once. graph_state destroys the edges before the tasks (the emitter owns the
+// pool), and only after every task has ended, so that release has the channel to itself.
 template <class T>
 struct routed_tuple {
   memory::multicast_envelope<T>* tuple = nullptr;
   std::uint64_t position = 0;
   std::uint32_t worker = 0;
+
+  routed_tuple() = default;
+  routed_tuple(memory::multicast_envelope<T>* tuple, std::uint64_t position,
+               std::uint32_t worker) noexcept
+      : tuple(tuple), position(position), worker(worker) {}
+  routed_tuple(routed_tuple&& other) noexcept
+      : tuple(std::exchange(other.tuple, nullptr)), position(other.position), worker(other.worker) {}
+  routed_tuple& operator=(routed_tuple&& other) noexcept {
+    if (this != &other) {
+      release();
+      tuple = std::exchange(other.tuple, nullptr);
+      position = other.position;
+      worker = other.worker;
+    }
+    return *this;
+  }
+  routed_tuple(const routed_tuple&) = delete;
+  routed_tuple& operator=(const routed_tuple&) = delete;
+  ~routed_tuple() { release(); }
+
+  /// The worker, after its last read of the tuple: gives its share back now.
+  void release() noexcept {
+    if (tuple != nullptr) std::exchange(tuple, nullptr)->release(worker);
+  }
 };
 
 template <class T, class KeyFn>

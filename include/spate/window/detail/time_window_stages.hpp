@@ -156,7 +156,7 @@ class time_worker
     }
     const T& tuple = in.tuple->value();
     keeper_->add(key_(tuple), tuple, in.position);
-    in.tuple->release(this->replica_index());
+    in.release();
   }
   void on_stop() {
     keeper_->flush([this](result_type&& r) { this->send_next(std::move(r)); });
