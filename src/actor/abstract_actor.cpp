@@ -42,13 +42,6 @@ void abstract_actor::quit(exit_reason reason) {
   quit_reason_ = std::move(reason);
 }
 
-void abstract_actor::schedule_if_idle() {
-  if (activation_.notify()) schedule_on_executor();
-}
-
-void abstract_actor::schedule_on_executor() {
-  executor_->schedule(this);
-}
 
 resume_result abstract_actor::resume(std::size_t budget) {
   drain_control_queue();
@@ -69,7 +62,7 @@ resume_result abstract_actor::resume(std::size_t budget) {
   if (handled == budget) return resume_result::resume_later;
   // The re-check reads only producer-side atomics: another activation may be running.
   const mailbox_mark mark = mark_mailbox();
-  if (activation_.go_idle([&] { return mailbox_grew_since(mark) || !control_.empty_approx(); })) {
+  if (go_idle([&] { return mailbox_grew_since(mark) || !control_.empty_approx(); })) {
     return resume_result::resume_later;
   }
   return resume_result::awaiting;
@@ -160,7 +153,7 @@ void abstract_actor::handle_down(down_msg& m) {
 
 void abstract_actor::terminate(exit_reason reason) {
   guarded(nullptr, [&] { on_terminated(reason); });
-  activation_.finish();
+  finish_unit();
   const std::size_t dropped = drop_mailbox();
   count_dead_letters(dropped);
   while (control_message* m = control_.pop()) delete m;

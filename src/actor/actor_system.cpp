@@ -60,19 +60,19 @@ void actor_system::adopt(abstract_actor* a, std::string name) {
 void actor_system::launch(abstract_actor* a, spawn_options options, std::string default_name) {
   adopt(a, options.name.empty() ? std::move(default_name) : std::move(options.name));
   if (options.detached) {
-    a->executor_ = &runtime_->start_dedicated_thread("spate-detached", options.pin_to_cpu);
+    a->set_executor(&runtime_->start_dedicated_thread("spate-detached", options.pin_to_cpu));
   } else {
-    a->executor_ = &runtime_->pool();
+    a->set_executor(&runtime_->pool());
   }
   try {
     register_actor(a, false);
   } catch (...) {
-    a->activation_.finish();
+    a->finish_unit();
     throw;
   }
   // The first activation runs initialize() (on_start / make_behavior). A new actor's
   // activation starts scheduled, so no sender can have scheduled it already.
-  a->executor_->schedule(a);
+  a->get_executor()->schedule(a);
 }
 
 actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, std::string name) {
@@ -118,8 +118,8 @@ actor actor_system::spawn_blocking(std::function<void(blocking_actor&)> body, st
 
 void actor_system::on_actor_terminated(abstract_actor& a) {
   // A detached actor's thread has no more work: let the runtime join and free it.
-  if (a.executor_ != nullptr && a.executor_ != &runtime_->pool()) {
-    runtime_->retire_dedicated_thread(static_cast<dedicated_thread&>(*a.executor_));
+  if (auto* thread = dynamic_cast<dedicated_thread*>(a.get_executor())) {
+    runtime_->retire_dedicated_thread(*thread);
   }
   actor keep_alive;  // released outside the lock
   {

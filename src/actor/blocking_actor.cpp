@@ -22,21 +22,20 @@ std::optional<dynamic_envelope> blocking_actor::next_message(
       mailbox_.pop();
       return taken;
     }
-    // The activation handshake, with a wait on the thread's event instead of a return: a
-    // sender that wins the unit calls schedule_on_executor(), which signals the event.
+    // The activation handshake, with a wait in the waiter instead of a return: a sender
+    // that wins the unit (idle -> scheduled) "schedules" it through thread_waker, which
+    // notifies the waiter after that CAS; the waiter's condition reads the state.
     const mailbox_mark mark = mark_mailbox();
-    if (!activation_.go_idle([&] { return mailbox_grew_since(mark) || !control_is_empty(); })) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= deadline) {
-        activation_.resume_after_wait();
-        return std::nullopt;
-      }
+    if (!go_idle([&] { return mailbox_grew_since(mark) || !control_is_empty(); })) {
+      const auto won_back = [this] { return activation_state() != activation::state::idle; };
+      bool woken = true;
       if (deadline == std::chrono::steady_clock::time_point::max()) {
-        wake_.wait();
+        wake_.wait_until(won_back);
       } else {
-        wake_.wait_for(deadline - now);
+        woken = wake_.wait_until(won_back, deadline);
       }
-      activation_.resume_after_wait();
+      take_back_after_wait();
+      if (!woken) return std::nullopt;
     }
   }
 }

@@ -29,6 +29,8 @@
 #include "spate/platform/stress_point.hpp"
 #include "spate/reactor.hpp"
 #include "spate/scheduler/activation.hpp"
+#include "spate/scheduler/dedicated_thread.hpp"
+#include "spate/scheduler/waiter.hpp"
 #include "spate/scheduler/worker_pool.hpp"
 
 using namespace std::chrono_literals;
@@ -157,6 +159,119 @@ TEST(stress, parking_event_never_loses_a_notify) {
       }
       consumer.join();
       EXPECT_EQ(value.load(), exchanges);
+    });
+  }
+}
+
+// ---- waiter: a thread's prepare / re-check / commit ---------------------------------------
+
+// Delays land between W1 and W3 (the waiter's publish and re-check) and between the
+// notifier's publish and N2. A lost wake-up leaves the waiter asleep with its condition true.
+TEST(stress, waiter_never_sleeps_through_its_condition) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "waiter ping-pong", [] {
+      spate::waiter to_consumer, to_producer;
+      std::atomic<int> value{0}, acked{0};
+      constexpr int exchanges = 20'000;
+      std::thread consumer([&] {
+        for (int i = 1; i <= exchanges; ++i) {
+          to_consumer.wait_until([&] { return value.load(std::memory_order_acquire) >= i; });
+          acked.store(i, std::memory_order_release);
+          to_producer.notify();
+        }
+      });
+      for (int i = 1; i <= exchanges; ++i) {
+        value.store(i, std::memory_order_release);
+        to_consumer.notify();
+        to_producer.wait_until([&] { return acked.load(std::memory_order_acquire) >= i; });
+      }
+      consumer.join();
+      EXPECT_EQ(acked.load(), exchanges);
+    });
+  }
+}
+
+// Many notifiers, one waiter that counts: every published increment is eventually seen.
+TEST(stress, waiter_with_many_notifiers_sees_every_publish) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "waiter with four notifiers", [] {
+      spate::waiter w;
+      std::atomic<int> published{0};
+      constexpr int per_thread = 5'000;
+      std::vector<std::thread> notifiers;
+      for (int t = 0; t < 4; ++t) {
+        notifiers.emplace_back([&] {
+          for (int i = 0; i < per_thread; ++i) {
+            published.fetch_add(1, std::memory_order_release);
+            w.notify();
+          }
+        });
+      }
+      for (int seen = 1; seen <= 4 * per_thread; seen += 97) {
+        w.wait_until([&] { return published.load(std::memory_order_acquire) >= seen; });
+      }
+      w.wait_until([&] { return published.load(std::memory_order_acquire) == 4 * per_thread; });
+      for (auto& t : notifiers) t.join();
+    });
+  }
+}
+
+namespace {
+struct counted_task final : spate::task {
+  std::atomic<int>* resumed = nullptr;
+  std::atomic<int>* discarded = nullptr;
+  spate::resume_result resume(std::size_t) override {
+    resumed->fetch_add(1, std::memory_order_relaxed);
+    return spate::resume_result::done;
+  }
+  void discard() noexcept override { discarded->fetch_add(1, std::memory_order_relaxed); }
+};
+}  // namespace
+
+// A dedicated thread ending while tasks are scheduled on it: each task either runs or is
+// discarded, never left in the queue (dedicated_thread.hpp: finished vs schedule).
+TEST(stress, dedicated_thread_ending_under_schedule_runs_or_discards_every_task) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "dedicated thread stop racing schedule", [] {
+      for (int k = 0; k < 200; ++k) {
+        std::atomic<int> resumed{0}, discarded{0};
+        std::vector<counted_task> tasks(50);
+        {
+          spate::dedicated_thread thread("stress");
+          std::thread scheduler([&] {
+            for (auto& t : tasks) {
+              t.resumed = &resumed;
+              t.discarded = &discarded;
+              thread.schedule(&t);
+            }
+          });
+          thread.stop();
+          scheduler.join();
+        }
+        EXPECT_EQ(resumed.load() + discarded.load(), 50);
+      }
+    });
+  }
+}
+
+// A periodic timer re-armed while another worker keeps a far deadline (worker_pool.hpp,
+// timers step 4): its ticks keep coming.
+TEST(stress, periodic_timer_rearm_reaches_the_keeper) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "periodic timer beside a far deadline", [] {
+      spate::scheduler_config config;
+      config.threads = 2;
+      spate::worker_pool pool(config);
+      pool.add_timer(spate::timer_queue::clock::now() + 1h, [] {});
+      std::atomic<int> ticks{0};
+      const auto id = pool.add_timer(spate::timer_queue::clock::now() + 1ms,
+                                     [&] { ticks.fetch_add(1); }, 1ms);
+      while (ticks.load() < 200) std::this_thread::sleep_for(1ms);
+      pool.cancel_timer(id);
     });
   }
 }

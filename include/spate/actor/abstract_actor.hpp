@@ -26,7 +26,7 @@
 #include "spate/actor/message.hpp"
 #include "spate/actor/response.hpp"
 #include "spate/channel/intrusive_mpsc_queue.hpp"
-#include "spate/scheduler/activation.hpp"
+#include "spate/scheduler/unit.hpp"
 #include "spate/scheduler/task.hpp"
 
 namespace spate {
@@ -77,7 +77,7 @@ struct down_msg {
 };
 
 /// The base of every actor (see the top of this file).
-class abstract_actor : public task {
+class abstract_actor : public unit {
  public:
   abstract_actor(const abstract_actor&) = delete;
   abstract_actor& operator=(const abstract_actor&) = delete;
@@ -90,7 +90,7 @@ class abstract_actor : public task {
   /// The system it belongs to.
   actor_system& system() const noexcept { return *system_; }
   /// True once it has terminated.
-  bool is_terminated() const noexcept { return activation_.is_finished(); }
+  bool is_terminated() const noexcept { return is_finished(); }
   /// Messages waiting (any thread; approximate while senders send).
   virtual std::size_t mailbox_size() const noexcept = 0;
   /// Mailbox messages handled so far (any thread; metrics).
@@ -163,10 +163,8 @@ class abstract_actor : public task {
   /// Called once when the actor terminates, before links and monitors are told.
   virtual void on_terminated(const exit_reason&) {}
 
-  /// Schedules the actor if it is idle (called after every enqueue).
-  void schedule_if_idle();
-  /// Blocking actors override: they are woken instead of scheduled.
-  virtual void schedule_on_executor();
+  /// Schedules the actor if it is idle (called after every enqueue): unit::notify().
+  void schedule_if_idle() noexcept { notify(); }
 
   /// Runs `f` for one message; turns an exception into termination (and a failed request).
   template <class F>
@@ -234,8 +232,6 @@ class abstract_actor : public task {
   /// Ends the actor: drops its mailbox, tells links and monitors, leaves the registry.
   void terminate(exit_reason reason);
 
-  /// The activation handshake scheduling this actor.
-  activation activation_;
 
  private:
   friend class actor_system;
@@ -248,7 +244,6 @@ class abstract_actor : public task {
   std::string name_;
   actor_system* system_ = nullptr;
   std::shared_ptr<detail::message_counters> counters_;
-  executor* executor_ = nullptr;
   bool initialized_ = false;
   bool quit_requested_ = false;
   std::atomic<std::uint64_t> messages_handled_{0};  ///< written by the running activation only

@@ -1,7 +1,10 @@
 #pragma once
 // Blocking actors own a thread (spawn_blocking) or borrow the caller's (scoped_actor) and
-// pull messages with receive(). They wait on a parking event, so an idle blocking actor
-// costs no CPU; a send wakes it.
+// pull messages with receive(). A blocking actor is a unit whose executor does not queue it
+// but wakes its thread: receive() goes idle through the activation and then waits in a
+// waiter (scheduler/waiter.hpp) until a sender has won the unit back (the activation's
+// state leaves idle) or the deadline passes. So an idle blocking actor costs no CPU and a
+// send wakes it, with no poll.
 #include <any>
 #include <atomic>
 #include <chrono>
@@ -16,7 +19,7 @@
 #include "spate/actor/abstract_actor.hpp"
 #include "spate/actor/event_based_actor.hpp"
 #include "spate/channel/mpsc_queue.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/scheduler/waiter.hpp"
 
 namespace spate {
 
@@ -37,7 +40,7 @@ class actor_exited : public std::runtime_error {
 /// An actor on a thread of its own that receives by blocking (spawn_blocking, scoped_actor).
 class blocking_actor final : public abstract_actor {
  public:
-  blocking_actor() = default;
+  blocking_actor() { set_executor(&thread_waker_); }
   ~blocking_actor() override { count_dead_letters(drop_mailbox()); }
 
   /// Waits up to `timeout` for one message and runs the handler matching its type. Messages
@@ -86,7 +89,6 @@ class blocking_actor final : public abstract_actor {
     return mailbox_.has_items_after(mark.normal);
   }
   std::size_t drop_mailbox() override;
-  void schedule_on_executor() override { wake_.notify(); }
 
  private:
   template <class T>
@@ -125,7 +127,14 @@ class blocking_actor final : public abstract_actor {
   std::optional<dynamic_envelope> next_message(std::chrono::steady_clock::time_point deadline);
   void run_handler(const behavior& b, dynamic_envelope& envelope);
 
-  parking_event wake_;
+  // "Scheduling" this actor wakes the thread waiting in next_message().
+  struct thread_waker final : executor {
+    explicit thread_waker(waiter& w) noexcept : wake(w) {}
+    void schedule(task*) override { wake.notify(); }
+    waiter& wake;
+  };
+  waiter wake_;
+  thread_waker thread_waker_{wake_};
   mpsc_queue<dynamic_envelope> mailbox_;  ///< priorities are not distinguished here
   /// Messages receive<T>() skipped, in arrival order; older than anything in mailbox_. Owner
   /// thread only; the count is read by mailbox_size() from any thread.

@@ -1,7 +1,6 @@
 #pragma once
-// The scheduling half of a node replica: the activation handshake
-// (scheduler/activation.hpp), with "input arrived", "output space freed" and "cancelled" as
-// the reasons to be scheduled. Lifetime follows the activation's rule: the graph's state owns
+// The scheduling half of a node replica: a unit (scheduler/unit.hpp), with "input arrived",
+// "output space freed" and "cancelled" as the reasons to be notified. Lifetime follows the activation's rule: the graph's state owns
 // the task, and every unfinished task holds a reference to that state, dropped after
 // finish().
 #include <atomic>
@@ -15,28 +14,18 @@
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/platform/handshake_fence.hpp"
 #include "spate/platform/single_writer_counter.hpp"
-#include "spate/scheduler/activation.hpp"
-#include "spate/scheduler/task.hpp"
+#include "spate/scheduler/unit.hpp"
 
 namespace spate::flow::detail {
 
-class node_task_base : public task {
+class node_task_base : public unit {
  public:
   node_task_base(node_stats& stats) : stats_(stats) {}
-
-  // Schedules the task if it is idle. Any thread; cheap when it is already scheduled.
-  void notify() noexcept {
-    if (activation_.notify()) executor_->schedule(this);
-  }
-  // For waking several tasks: one handshake_fence() by the caller, then this for each.
-  void notify_after_fence() noexcept {
-    if (activation_.notify_after_fence()) executor_->schedule(this);
-  }
 
   // One line for diagnostics: state, inputs (queued/closed/producer waiting), output.
   // Diagnostics (the stall report): reads only atomics, since the task may be running.
   virtual std::string describe() const = 0;
-  int state_for_diagnostics() const noexcept { return static_cast<int>(activation_.current()); }
+  int state_for_diagnostics() const noexcept { return static_cast<int>(activation_state()); }
   // The node's counters (atomics: describe() runs on another thread while the task runs).
   std::string counters_for_diagnostics() const {
     return " in=" + std::to_string(stats_.items_in.load(std::memory_order_relaxed)) +
@@ -45,11 +34,9 @@ class node_task_base : public task {
            " blocked=" + std::to_string(stats_.output_blocked.load(std::memory_order_relaxed));
   }
 
-  void set_executor(executor* e) noexcept { executor_ = e; }
   // Items one activation may handle; 0 takes the executor's budget (graph_options).
   void set_items_per_activation(std::size_t n) noexcept { items_per_activation_ = n; }
   void set_measure_busy_time(bool on) noexcept { measure_busy_ = on; }
-  executor* get_executor() const noexcept { return executor_; }
   // The pool whose timers serve this task's node (flow/wake_timer.hpp); null before the
   // graph starts and after the task finished.
   worker_pool* timer_pool() const noexcept { return graph_ ? graph_->pool() : nullptr; }
@@ -85,7 +72,7 @@ class node_task_base : public task {
   void launch(std::shared_ptr<graph_state> graph) {
     graph_ = std::move(graph);
     graph_cancelled_ = &graph_->cancelled_flag();
-    executor_->schedule(this);
+    get_executor()->schedule(this);
   }
 
  protected:
@@ -98,7 +85,7 @@ class node_task_base : public task {
   resume_result go_idle(MoreWork&& more_work) noexcept {
     charge_busy_time();
     const std::atomic<bool>& cancelled = *graph_cancelled_;
-    const bool keep_running = activation_.go_idle(
+    const bool keep_running = unit::go_idle(
         [&] { return more_work() || cancelled.load(std::memory_order_relaxed); });
     return keep_running ? resume_result::resume_later : resume_result::awaiting;
   }
@@ -107,7 +94,7 @@ class node_task_base : public task {
   // may destroy the graph, this task included: nothing may follow but `return`).
   resume_result finish() noexcept {
     charge_busy_time();
-    activation_.finish();
+    finish_unit();
     std::shared_ptr<graph_state> last = std::move(graph_);
     last->task_finished();
     last.reset();
@@ -218,13 +205,11 @@ class node_task_base : public task {
   node_stats& stats_;
 
  private:
-  executor* executor_ = nullptr;
   std::size_t items_per_activation_ = 0;
   bool measure_busy_ = false;
   std::chrono::steady_clock::time_point activation_start_{};
   std::shared_ptr<graph_state> graph_;
   const std::atomic<bool>* graph_cancelled_ = nullptr;
-  activation activation_;
 };
 
 }  // namespace spate::flow::detail
