@@ -19,10 +19,7 @@ environment::~environment() {
   if (shutdown_step_ != 0) runtime_->remove_shutdown_step(shutdown_step_);
   if (scheduler_ != nullptr && scheduler_->is_started()) {
     scheduler_->request_stop();
-    try {
-      scheduler_->wait();
-    } catch (...) {  // the error was the program's; a destructor does not rethrow it
-    }
+    scheduler_->wait_and_report();  // a destructor does not throw the program's failure
   }
   scheduler_.reset();  // before the reactors, whose reactions it points to
   tops_.clear();
@@ -50,10 +47,7 @@ void environment::start() {
   // Runtime shutdown, step 1: the program stops at its next microstep.
   shutdown_step_ = runtime_->on_shutdown([s = scheduler_.get()] {
     s->request_stop();
-    try {
-      s->wait();
-    } catch (...) {
-    }
+    s->wait_and_report();
   });
   scheduler_->start();
 }

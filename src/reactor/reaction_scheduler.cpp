@@ -110,13 +110,25 @@ std::size_t reaction_scheduler::rejected_mutations() const {
 
 // At the end of a tag, under the lock, with no reaction running: the mutation's reactors and
 // connections join the program (or it is rejected whole), then its removals happen.
+// The created reactors registered themselves in their owner when constructed; a mutation that
+// does not happen takes them out again before they are destroyed.
+void reaction_scheduler::forget_created(pending_mutation& m) {
+  auto& children = m.owner->children_;
+  for (auto& r : m.created)
+    children.erase(std::remove(children.begin(), children.end(), r.get()), children.end());
+  m.created.clear();  // destroyed: the program never saw them
+}
+
+// The mutation of a reaction that threw is dropped whole: applying the part it had asked for
+// before the exception would run a program nobody wrote (a created reactor without the
+// connections that were to follow).
+void reaction_scheduler::drop_mutation(reaction* r) {
+  std::unique_ptr<pending_mutation> m = std::move(r->mutation_);
+  forget_created(*m);
+}
+
 void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
   reactor& owner = *m.owner;
-  auto forget_children = [&](const std::vector<std::unique_ptr<reactor>>& made) {
-    auto& children = owner.children_;
-    for (auto& r : made)
-      children.erase(std::remove(children.begin(), children.end(), r.get()), children.end());
-  };
   if (!m.created.empty() || !m.connections.empty()) {
     std::vector<reactor*> roots;
     for (auto& r : m.created) roots.push_back(r.get());
@@ -141,8 +153,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
       for (auto& c : m.connections) owner.created_connections_.push_back(std::move(c));
     } catch (const assembly_error& e) {
       ++rejected_mutations_;
-      forget_children(m.created);
-      m.created.clear();  // destroyed: the program never saw them
+      forget_created(m);
       runtime_->report_error(std::string("reactor ") + owner.fully_qualified_name() + ": " +
                              e.what());
     }
@@ -189,15 +200,25 @@ bool reaction_scheduler::is_finished() const {
 void reaction_scheduler::wait() {
   std::unique_lock lock(mutex_);
   finished_cv_.wait(lock, [&] { return phase_ == phase::finished; });
-  if (error_) std::rethrow_exception(error_);
+  if (first_failure_) throw_failure_locked(lock);
 }
 
 bool reaction_scheduler::wait_for(duration timeout) {
   std::unique_lock lock(mutex_);
   if (!finished_cv_.wait_for(lock, timeout, [&] { return phase_ == phase::finished; }))
     return false;
-  if (error_) std::rethrow_exception(error_);
+  if (first_failure_) throw_failure_locked(lock);
   return true;
+}
+
+void reaction_scheduler::wait_and_report() {
+  std::unique_lock lock(mutex_);
+  finished_cv_.wait(lock, [&] { return phase_ == phase::finished; });
+  if (!first_failure_ || failure_delivered_) return;
+  failure_delivered_ = true;
+  const std::string text = failure_message_locked();
+  lock.unlock();
+  report(text);
 }
 
 void reaction_scheduler::finish_locked() {
@@ -476,16 +497,16 @@ void reaction_scheduler::execute(reaction* r) {
   r->ran_ = true;
   const bool traced = trace_.enabled();
   const time_point begin = traced ? clock::now() : time_point{};
+  bool in_deadline_handler = false;
   try {
     if (r->deadline_ && clock::now() > current_.time + *r->deadline_) {
+      in_deadline_handler = true;
       r->invoke_deadline_handler();
     } else {
       r->invoke();
     }
   } catch (...) {
-    std::lock_guard lock(mutex_);
-    if (!error_) error_ = std::current_exception();
-    set_stop_locked(current_.delayed_by(duration::zero()));
+    record_failure(r, in_deadline_handler);
   }
   if (traced) trace_.reaction_ran(&program_.reaction_names[r->index_], begin, clock::now());
 }
@@ -564,11 +585,19 @@ reaction* reaction_scheduler::end_tag() {
       r->set_ports_.clear();
       r->ran_ = false;
       if (!r->staged_.empty()) staged_by_.push_back(r);
-      if (r->mutation_) mutated_by_.push_back(r);
+      if (r->mutation_) {
+        if (r->failed_) {
+          drop_mutation(r);
+        } else {
+          mutated_by_.push_back(r);
+        }
+      }
+      r->failed_ = false;
     }
     r->triggered_.store(false, std::memory_order_relaxed);
   }
   for (event_target* target : delivered_) target->clear();
+  settle_failures();
   // One writer (the thread ending the tag); readers are metrics (environment::statistics).
   reactions_executed_.fetch_add(ran, std::memory_order_relaxed);
   tags_completed_.fetch_add(1, std::memory_order_relaxed);
@@ -601,6 +630,109 @@ reaction* reaction_scheduler::end_tag() {
     return nullptr;
   }
   return advance(lock);
+}
+
+// ---------------------------------------------------------------- failures
+
+namespace {
+
+// "(12 ms, 0)": the tag's time since the start, in the largest unit that is exact.
+std::string describe_tag(const tag& at, time_point start) {
+  using namespace std::chrono;
+  const duration since = at.time - start;
+  std::string time;
+  if (since % milliseconds(1) == duration::zero()) {
+    time = std::to_string(duration_cast<milliseconds>(since).count()) + " ms";
+  } else if (since % microseconds(1) == duration::zero()) {
+    time = std::to_string(duration_cast<microseconds>(since).count()) + " us";
+  } else {
+    time = std::to_string(since.count()) + " ns";
+  }
+  return "(" + time + ", " + std::to_string(at.step) + ")";
+}
+
+std::string what_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+}  // namespace
+
+// On the failing reaction's worker, in its handler. The program stops as if the reaction had
+// called request_stop(): the tag finishes, the shutdown tag is the next microstep.
+void reaction_scheduler::record_failure(reaction* r, bool in_deadline_handler) {
+  r->failed_ = true;
+  std::lock_guard lock(mutex_);
+  tag_failures_.push_back(failure{r->index_, in_deadline_handler, std::current_exception()});
+  set_stop_locked(current_.delayed_by(duration::zero()));
+}
+
+// At the end of a tag, with every reaction of it completed (so nobody adds to tag_failures_).
+// Failures are ordered by tag and then by the reactions' order, not by which worker threw
+// first, so the one run() throws and the order of the reports are the same on any number of
+// workers. Reports are made without the lock: the reporter is user code.
+void reaction_scheduler::settle_failures() {
+  if (tag_failures_.empty()) return;
+  std::sort(tag_failures_.begin(), tag_failures_.end(),
+            [](const failure& a, const failure& b) { return a.index < b.index; });
+  std::vector<std::string> texts;
+  for (const failure& f : tag_failures_)
+    texts.push_back("reaction '" + program_.reaction_names[f.index] + "' failed at tag " +
+                    describe_tag(current_, start_time_) +
+                    (f.in_deadline_handler ? " in its deadline handler" : "") + ": " +
+                    what_of(f.error));
+  std::vector<std::string> later;
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < tag_failures_.size(); ++i) {
+      if (!first_failure_) {
+        first_failure_ = first_failure{texts[i], program_.reaction_names[tag_failures_[i].index],
+                                       current_, tag_failures_[i].error};
+        continue;
+      }
+      ++later_failures_;
+      if (next_failure_.empty()) next_failure_ = texts[i];
+      later.push_back(std::move(texts[i]));
+    }
+    tag_failures_.clear();
+  }
+  for (const std::string& text : later) report(text);
+}
+
+std::string reaction_scheduler::failure_message_locked() const {
+  std::string text = first_failure_->text;
+  if (later_failures_ != 0)
+    text += " [" + std::to_string(later_failures_) +
+            (later_failures_ == 1 ? " later failure" : " later failures") +
+            ", each reported through the runtime's error reporter; the next: " + next_failure_ + "]";
+  return text;
+}
+
+void reaction_scheduler::throw_failure_locked(std::unique_lock<std::mutex>& lock) {
+  failure_delivered_ = true;
+  const std::string text = failure_message_locked();
+  const first_failure f = *first_failure_;
+  const std::size_t later = later_failures_;
+  lock.unlock();
+  try {
+    std::rethrow_exception(f.error);
+  } catch (...) {
+    // In the original's handler: reaction_error's nested_exception captures it.
+    throw reaction_error(text, f.reaction_name, f.at, f.at.time - start_time_, later);
+  }
+}
+
+void reaction_scheduler::report(const std::string& text) noexcept {
+  try {
+    runtime_->report_error(text);
+  } catch (...) {
+    // A reporter that throws has nowhere left to report to; the worker must go on.
+  }
 }
 
 }  // namespace spate::reactor::detail

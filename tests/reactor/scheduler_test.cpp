@@ -81,15 +81,16 @@ struct thrower : reactor {
   }
 };
 
-TEST(ReactorScheduler, AnExceptionInAReactionStopsTheProgramAndIsRethrown) {
+TEST(ReactorScheduler, AnExceptionInAReactionStopsTheProgramAndIsRethrownNamed) {
   spate::runtime rt{workers(2)};
   environment env{rt, {.fast = true}};
   auto& t = env.make_top<thrower>("main");
   try {
     env.run();
     FAIL() << "run() returned normally";
-  } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "tick 3 failed");
+  } catch (const reaction_error& e) {
+    EXPECT_STREQ(e.what(), "reaction 'main.tick' failed at tag (2 ms, 0): tick 3 failed");
+    EXPECT_THROW(std::rethrow_if_nested(e), std::runtime_error);  // the original, nested
   }
   EXPECT_EQ(t.ticks, 3);
   EXPECT_TRUE(t.shutdown_ran);

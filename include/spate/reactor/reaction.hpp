@@ -108,6 +108,7 @@ class reaction : public element, private task {
   std::atomic<std::uint32_t> pending_{0};
   std::atomic<bool> triggered_{false};
   bool ran_ = false;
+  bool failed_ = false;  ///< threw at this tag: its mutation is dropped
   std::vector<port_base*> set_ports_;
   std::vector<detail::staged_event> staged_;
   std::unique_ptr<detail::pending_mutation> mutation_;  ///< mutation.hpp

@@ -53,6 +53,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -90,8 +91,12 @@ class reaction_scheduler {
   ~reaction_scheduler();  // waits for threads still returning from this program's tasks
 
   void start();
+  // Throw reaction_error when a reaction failed (environment.hpp).
   void wait();
   bool wait_for(duration timeout);
+  // For the environment's destructor and the runtime's shutdown: waits, and reports a failure
+  // nobody has been told of through the runtime's error reporter instead of throwing it.
+  void wait_and_report();
   void request_stop();
   bool is_started() const;
   std::size_t rejected_mutations() const;
@@ -146,6 +151,20 @@ class reaction_scheduler {
   void on_timer(std::uint64_t generation);
   void apply_mutation_locked(pending_mutation& m);
 
+  // Failures (environment.hpp, "When a reaction throws").
+  struct failure {
+    std::size_t index;  // the reaction's, for the order within a tag
+    bool in_deadline_handler;
+    std::exception_ptr error;
+  };
+  void record_failure(reaction* r, bool in_deadline_handler);
+  void settle_failures();  // at the end of a tag, before the lock
+  void drop_mutation(reaction* r);
+  static void forget_created(pending_mutation& m);
+  std::string failure_message_locked() const;
+  [[noreturn]] void throw_failure_locked(std::unique_lock<std::mutex>& lock);
+  void report(const std::string& text) noexcept;
+
   spate::runtime* runtime_;
   environment_options options_;
   program program_;
@@ -163,7 +182,18 @@ class reaction_scheduler {
   std::optional<tag> stop_tag_;
   tag last_tag_{};       // the tag running or last run
   tag last_physical_{};  // the latest tag given to a physical event
-  std::exception_ptr error_;
+  // The first failure in logical order and how many came after it (each reported).
+  struct first_failure {
+    std::string text;  // "reaction '...' failed at tag (...): what()"
+    std::string reaction_name;
+    tag at;
+    std::exception_ptr error;
+  };
+  std::optional<first_failure> first_failure_;
+  std::size_t later_failures_ = 0;
+  std::string next_failure_;         // the second one's text, for the first one's message
+  bool failure_delivered_ = false;   // wait() has thrown it
+  std::vector<failure> tag_failures_;  // this tag's, in any order (several workers may fail)
 
   // The running tag (advancer-owned).
   tag current_{};
