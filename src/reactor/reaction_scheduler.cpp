@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <set>
 #include <utility>
 
 #include "spate/platform/stress_point.hpp"
@@ -110,88 +109,6 @@ std::size_t reaction_scheduler::rejected_mutations() const {
 
 // At the end of a tag, under the lock, with no reaction running: the mutation's reactors and
 // connections join the program (or it is rejected whole), then its removals happen.
-// The created reactors registered themselves in their owner when constructed; a mutation that
-// does not happen takes them out again before they are destroyed.
-void reaction_scheduler::forget_created(pending_mutation& m) {
-  auto& children = m.owner->children_;
-  for (auto& r : m.created)
-    children.erase(std::remove(children.begin(), children.end(), r.get()), children.end());
-  m.created.clear();  // destroyed: the program never saw them
-}
-
-// The mutation of a reaction that threw is dropped whole: applying the part it had asked for
-// before the exception would run a program nobody wrote (a created reactor without the
-// connections that were to follow).
-void reaction_scheduler::drop_mutation(reaction* r) {
-  std::unique_ptr<pending_mutation> m = std::move(r->mutation_);
-  forget_created(*m);
-}
-
-void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
-  reactor& owner = *m.owner;
-  if (!m.created.empty() || !m.connections.empty()) {
-    std::vector<reactor*> roots;
-    for (auto& r : m.created) roots.push_back(r.get());
-    std::vector<connection*> connections;
-    for (auto& c : m.connections) connections.push_back(c.get());
-    try {
-      auto added = assembler::add(program_, owner, roots, connections);
-      for (reaction* r : added.added_reactions) r->scheduler_ = this;
-      if (program_.reactions.size() <= max_cached_cone)
-        solo_cones_.resize(program_.reactions.size());
-      ++graph_generation_;
-      if (by_level_.size() < program_.level_count) by_level_.resize(program_.level_count);
-      const tag next = current_.delayed_by(duration::zero());
-      for (action_base* s : added.added_startup)
-        place_locked(s, nullptr, next, erased_value::empty_present());
-      for (timer* t : added.added_timers) {
-        place_locked(t, nullptr,
-                     t->offset() == duration::zero() ? next : tag{current_.time + t->offset(), 0},
-                     erased_value::empty_present());
-      }
-      for (auto& r : m.created) owner.created_.push_back(std::move(r));
-      for (auto& c : m.connections) owner.created_connections_.push_back(std::move(c));
-    } catch (const assembly_error& e) {
-      ++rejected_mutations_;
-      forget_created(m);
-      runtime_->report_error(std::string("reactor ") + owner.fully_qualified_name() + ": " +
-                             e.what());
-    }
-  }
-  for (reactor* gone : m.removed) {
-    auto it = std::find_if(owner.created_.begin(), owner.created_.end(),
-                           [&](const std::unique_ptr<reactor>& r) { return r.get() == gone; });
-    if (it == owner.created_.end()) {
-      ++rejected_mutations_;
-      // (Not named: it may be a reactor whose creation was rejected, already freed.)
-      runtime_->report_error("reactor " + owner.fully_qualified_name() +
-                             ": a mutation removes only reactors a mutation of it created (and "
-                             "that were not rejected); this removal is ignored");
-      continue;
-    }
-    if (removed_this_tag_.count(gone) != 0) continue;  // removed twice at one tag
-    auto targets = assembler::remove(program_, *gone);
-    std::set<event_target*> dropped(targets.begin(), targets.end());
-    queue_.drop_targets(dropped);
-    std::set<reactor*> inside;
-    for (reactor* r : assembler::collect(gone)) {
-      inside.insert(r);
-      removed_this_tag_.insert(r);
-    }
-    auto& conns = owner.created_connections_;
-    conns.erase(std::remove_if(conns.begin(), conns.end(),
-                               [&](const std::unique_ptr<connection>& c) {
-                                 return c->touches([&](const port_base* p) {
-                                   return inside.count(p->container()) != 0;
-                                 });
-                               }),
-                conns.end());
-    graveyard_.push_back(std::move(*it));  // freed after the batch
-    owner.created_.erase(it);
-    ++graph_generation_;
-  }
-}
-
 bool reaction_scheduler::is_finished() const {
   std::lock_guard lock(mutex_);
   return phase_ == phase::finished;
@@ -209,16 +126,6 @@ bool reaction_scheduler::wait_for(duration timeout) {
     return false;
   if (first_failure_) throw_failure_locked(lock);
   return true;
-}
-
-void reaction_scheduler::wait_and_report() {
-  std::unique_lock lock(mutex_);
-  finished_cv_.wait(lock, [&] { return phase_ == phase::finished; });
-  if (!first_failure_ || failure_delivered_) return;
-  failure_delivered_ = true;
-  const std::string text = failure_message_locked();
-  lock.unlock();
-  report(text);
 }
 
 void reaction_scheduler::finish_locked() {
@@ -392,42 +299,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   }
   lock.unlock();
 
-  // The cone: everything reachable from the seeds. A tag with one seed (the common case: one
-  // action, one timer, one delayed input) reuses that seed's cone and counters, computed the
-  // first time.
-  const std::vector<reaction*>* ready = nullptr;
-  if (cone_.size() == 1 && cone_.front()->index_ < solo_cones_.size()) {
-    cone_cache& cache = solo_cones_[cone_.front()->index_];
-    if (cache.graph_generation != graph_generation_) {
-      cache.members.clear();
-      cache.pending.clear();
-      cache.ready.clear();
-      cache.graph_generation = graph_generation_;
-      compute_cone();
-      cache.members = cone_;
-      for (reaction* r : cone_)
-        cache.pending.push_back(r->pending_.load(std::memory_order_relaxed));
-      for (reaction* r : cone_)
-        if (r->pending_.load(std::memory_order_relaxed) == 0) cache.ready.push_back(r);
-    } else {
-      for (std::size_t i = 0; i < cache.members.size(); ++i) {
-        reaction* r = cache.members[i];
-        r->cone_generation_ = generation_;
-        r->pending_.store(cache.pending[i], std::memory_order_relaxed);
-      }
-    }
-    cone_view_ = &cache.members;
-    ready = &cache.ready;
-  } else {
-    compute_cone();
-    cone_view_ = &cone_;
-    // Collect before handing out: a handed-out reaction may complete at once and bring
-    // other counters to zero, and those are handed out by whoever completes it.
-    ready_.clear();
-    for (reaction* r : cone_)
-      if (r->pending_.load(std::memory_order_relaxed) == 0) ready_.push_back(r);
-    ready = &ready_;
-  }
+  const std::vector<reaction*>* ready = settle_cone();
   remaining_.store(cone_view_->size(), std::memory_order_relaxed);
 
   reaction* keep = nullptr;
@@ -441,21 +313,6 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
     keep = start_next_level();
   }
   return keep;
-}
-
-void reaction_scheduler::compute_cone() {
-  for (std::size_t i = 0; i < cone_.size(); ++i)
-    for (reaction* s : cone_[i]->successors_)
-      if (s->cone_generation_ != generation_) {
-        s->cone_generation_ = generation_;
-        cone_.push_back(s);
-      }
-  for (reaction* r : cone_) {
-    std::uint32_t pending = 0;
-    for (reaction* p : r->predecessors_)
-      if (p->cone_generation_ == generation_) ++pending;
-    r->pending_.store(pending, std::memory_order_relaxed);
-  }
 }
 
 void reaction_scheduler::hand_out(reaction* r, reaction*& keep) {
@@ -613,126 +470,12 @@ reaction* reaction_scheduler::end_tag() {
     }
     r->staged_.clear();
   }
-  if (!mutated_by_.empty()) {
-    std::sort(mutated_by_.begin(), mutated_by_.end(),
-              [](reaction* a, reaction* b) { return a->index_ < b->index_; });
-    // Taken out first: a mutation may remove a reactor whose own reaction also mutated.
-    std::vector<std::unique_ptr<pending_mutation>> batch;
-    for (reaction* r : mutated_by_) batch.push_back(std::move(r->mutation_));
-    mutated_by_.clear();
-    for (auto& m : batch)
-      if (removed_this_tag_.count(m->owner) == 0) apply_mutation_locked(*m);  // else dropped
-    removed_this_tag_.clear();
-    graveyard_.clear();  // frees what was removed, now that no mutation refers to it
-  }
+  if (!mutated_by_.empty()) apply_mutations_locked();
   if (is_stop_tag_) {
     finish_locked();
     return nullptr;
   }
   return advance(lock);
-}
-
-// ---------------------------------------------------------------- failures
-
-namespace {
-
-// "(12 ms, 0)": the tag's time since the start, in the largest unit that is exact.
-std::string describe_tag(const tag& at, time_point start) {
-  using namespace std::chrono;
-  const duration since = at.time - start;
-  std::string time;
-  if (since % milliseconds(1) == duration::zero()) {
-    time = std::to_string(duration_cast<milliseconds>(since).count()) + " ms";
-  } else if (since % microseconds(1) == duration::zero()) {
-    time = std::to_string(duration_cast<microseconds>(since).count()) + " us";
-  } else {
-    time = std::to_string(since.count()) + " ns";
-  }
-  return "(" + time + ", " + std::to_string(at.step) + ")";
-}
-
-std::string what_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
-
-}  // namespace
-
-// On the failing reaction's worker, in its handler. The program stops as if the reaction had
-// called request_stop(): the tag finishes, the shutdown tag is the next microstep.
-void reaction_scheduler::record_failure(reaction* r, bool in_deadline_handler) {
-  r->failed_ = true;
-  std::lock_guard lock(mutex_);
-  tag_failures_.push_back(failure{r->index_, in_deadline_handler, std::current_exception()});
-  set_stop_locked(current_.delayed_by(duration::zero()));
-}
-
-// At the end of a tag, with every reaction of it completed (so nobody adds to tag_failures_).
-// Failures are ordered by tag and then by the reactions' order, not by which worker threw
-// first, so the one run() throws and the order of the reports are the same on any number of
-// workers. Reports are made without the lock: the reporter is user code.
-void reaction_scheduler::settle_failures() {
-  if (tag_failures_.empty()) return;
-  std::sort(tag_failures_.begin(), tag_failures_.end(),
-            [](const failure& a, const failure& b) { return a.index < b.index; });
-  std::vector<std::string> texts;
-  for (const failure& f : tag_failures_)
-    texts.push_back("reaction '" + program_.reaction_names[f.index] + "' failed at tag " +
-                    describe_tag(current_, start_time_) +
-                    (f.in_deadline_handler ? " in its deadline handler" : "") + ": " +
-                    what_of(f.error));
-  std::vector<std::string> later;
-  {
-    std::lock_guard lock(mutex_);
-    for (std::size_t i = 0; i < tag_failures_.size(); ++i) {
-      if (!first_failure_) {
-        first_failure_ = first_failure{texts[i], program_.reaction_names[tag_failures_[i].index],
-                                       current_, tag_failures_[i].error};
-        continue;
-      }
-      ++later_failures_;
-      if (next_failure_.empty()) next_failure_ = texts[i];
-      later.push_back(std::move(texts[i]));
-    }
-    tag_failures_.clear();
-  }
-  for (const std::string& text : later) report(text);
-}
-
-std::string reaction_scheduler::failure_message_locked() const {
-  std::string text = first_failure_->text;
-  if (later_failures_ != 0)
-    text += " [" + std::to_string(later_failures_) +
-            (later_failures_ == 1 ? " later failure" : " later failures") +
-            ", each reported through the runtime's error reporter; the next: " + next_failure_ + "]";
-  return text;
-}
-
-void reaction_scheduler::throw_failure_locked(std::unique_lock<std::mutex>& lock) {
-  failure_delivered_ = true;
-  const std::string text = failure_message_locked();
-  const first_failure f = *first_failure_;
-  const std::size_t later = later_failures_;
-  lock.unlock();
-  try {
-    std::rethrow_exception(f.error);
-  } catch (...) {
-    // In the original's handler: reaction_error's nested_exception captures it.
-    throw reaction_error(text, f.reaction_name, f.at, f.at.time - start_time_, later);
-  }
-}
-
-void reaction_scheduler::report(const std::string& text) noexcept {
-  try {
-    runtime_->report_error(text);
-  } catch (...) {
-    // A reporter that throws has nowhere left to report to; the worker must go on.
-  }
 }
 
 }  // namespace spate::reactor::detail

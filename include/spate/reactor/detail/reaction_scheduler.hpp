@@ -46,6 +46,12 @@
 // acq_rel decrement of each successor's counter, and a successor runs only after the
 // decrement that brought its counter to zero: every write it may read is visible. In levels
 // mode the acq_rel level counter plays that part.
+//
+// # Files
+//
+// reaction_scheduler.cpp (starting, stopping, events from outside, advancing time, running
+// reactions, ending a tag), reaction_cone.cpp (a tag's cone), reaction_failures.cpp (a
+// reaction that throws), reaction_scheduler_mutations.cpp (applying mutations at a tag's end).
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -134,6 +140,7 @@ class reaction_scheduler {
   // Holding the token; each returns the next reaction to run on this thread, or null.
   reaction* advance(std::unique_lock<std::mutex>& lock);
   reaction* begin_tag(const tag& t, bool is_stop_tag, std::unique_lock<std::mutex>& lock);
+  const std::vector<reaction*>* settle_cone();  // reaction_cone.cpp
   void compute_cone();
   void execute(reaction* r);
   reaction* complete_precise(reaction* r, std::size_t& unsettled);
@@ -149,9 +156,13 @@ class reaction_scheduler {
   void wake_locked(const tag& at);
   void finish_locked();
   void on_timer(std::uint64_t generation);
+  // Mutations (reaction_scheduler_mutations.cpp).
+  void apply_mutations_locked();
   void apply_mutation_locked(pending_mutation& m);
+  void drop_mutation(reaction* r);
+  static void forget_created(pending_mutation& m);
 
-  // Failures (environment.hpp, "When a reaction throws").
+  // Failures (reaction_failures.cpp; environment.hpp, "When a reaction throws").
   struct failure {
     std::size_t index;  // the reaction's, for the order within a tag
     bool in_deadline_handler;
@@ -159,8 +170,6 @@ class reaction_scheduler {
   };
   void record_failure(reaction* r, bool in_deadline_handler);
   void settle_failures();  // at the end of a tag, before the lock
-  void drop_mutation(reaction* r);
-  static void forget_created(pending_mutation& m);
   std::string failure_message_locked() const;
   [[noreturn]] void throw_failure_locked(std::unique_lock<std::mutex>& lock);
   void report(const std::string& text) noexcept;
