@@ -98,7 +98,8 @@ std::string reaction_scheduler::failure_message_locked() const {
   if (later_failures_ != 0)
     text += " [" + std::to_string(later_failures_) +
             (later_failures_ == 1 ? " later failure" : " later failures") +
-            ", each reported through the runtime's error reporter; the next: " + next_failure_ + "]";
+            ", each reported through the runtime's error reporter; the next: " + next_failure_ +
+            "]";
   return text;
 }
 

@@ -11,8 +11,8 @@
 namespace spate::reactor::detail {
 
 namespace {
-// Counts a thread inside the scheduler's code, so the destructor can wait for it to leave
-// (the thread that ends the program notifies the waiter and then still returns through
+// Counts a thread inside the reaction scheduler's code, so the destructor can wait for it to
+// leave (the thread that ends the program notifies the waiter and then still returns through
 // here).
 class inside_guard {
  public:
@@ -36,16 +36,16 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
       keep_alive_(options.keep_alive.value_or(program_.has_physical_inputs)),
       trace_(options.trace),
       timer_link_(std::make_shared<timer_link>()) {
-  timer_link_->scheduler = this;
+  timer_link_->owner = this;
   for (reaction* r : program_.reactions)
-    if (r != nullptr) r->scheduler_ = this;
+    if (r != nullptr) r->reaction_scheduler_ = this;
   by_level_.resize(program_.level_count);
   if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
 }
 
 void reaction_scheduler::timer_link::fire(std::uint64_t generation) {
   std::lock_guard lock(mutex);
-  if (scheduler != nullptr) scheduler->on_timer(generation);
+  if (owner != nullptr) owner->on_timer(generation);
 }
 
 reaction_scheduler::~reaction_scheduler() {
@@ -56,7 +56,7 @@ reaction_scheduler::~reaction_scheduler() {
   }
   {
     std::lock_guard lock(timer_link_->mutex);  // a firing timer finishes first
-    timer_link_->scheduler = nullptr;
+    timer_link_->owner = nullptr;
   }
   while (threads_inside_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
 }
@@ -202,7 +202,7 @@ void reaction_scheduler::on_timer(std::uint64_t generation) {
 }
 
 resume_result reaction_scheduler::starter::resume(std::size_t budget) {
-  reaction_scheduler* s = scheduler_;  // `this` may be scheduled again once time advanced
+  reaction_scheduler* s = owner_;  // `this` may be scheduled again once time advanced
   inside_guard inside(s->threads_inside_);
   reaction* first;
   {

@@ -54,7 +54,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
     for (auto& c : m.connections) connections.push_back(c.get());
     try {
       auto added = assembler::add(program_, owner, roots, connections);
-      for (reaction* r : added.added_reactions) r->scheduler_ = this;
+      for (reaction* r : added.added_reactions) r->reaction_scheduler_ = this;
       if (program_.reactions.size() <= max_cached_cone)
         solo_cones_.resize(program_.reactions.size());
       ++graph_generation_;

@@ -75,7 +75,8 @@ struct event_log {
     auto sorted = entries;
     std::sort(sorted.begin(), sorted.end());
     std::ostringstream out;
-    for (auto& [ms, step, who, what] : sorted) out << ms << '+' << step << ' ' << who << ": " << what << '\n';
+    for (auto& [ms, step, who, what] : sorted)
+      out << ms << '+' << step << ' ' << who << ": " << what << '\n';
     return out.str();
   }
 };
@@ -105,7 +106,8 @@ struct sink : reactor {
   output<int> out{this, "out"};
   event_log* log;
   sink(context ctx, event_log* log) : reactor(ctx), log(log) {
-    reaction().triggers(in).body([this] { this->log->add(*this, "first " + std::to_string(in.get())); });
+    reaction().triggers(in).body(
+        [this] { this->log->add(*this, "first " + std::to_string(in.get())); });
     // reaction_2: sets its output, then throws at 12 ms.
     reaction().triggers(in).effects(out).body([this](port_writer<int>& out) {
       if (in.get() == 12) {
@@ -122,7 +124,8 @@ struct downstream : reactor {
   input<int> in{this, "in"};
   event_log* log;
   downstream(context ctx, event_log* log) : reactor(ctx), log(log) {
-    reaction("see").triggers(in).body([this] { this->log->add(*this, "saw " + std::to_string(in.get())); });
+    reaction("see").triggers(in).body(
+        [this] { this->log->add(*this, "saw " + std::to_string(in.get())); });
   }
 };
 
@@ -166,7 +169,8 @@ TEST(ReactorFaults, AReactionsExceptionNamesItAndItsTagAndNestsTheOriginal) {
           env.run();
           FAIL() << "run() returned normally (" << name_of(c) << ")";
         } catch (const reaction_error& e) {
-          EXPECT_STREQ(e.what(), "reaction 'main.sink.reaction_2' failed at tag (12 ms, 0): boom at 12")
+          EXPECT_STREQ(e.what(),
+                       "reaction 'main.sink.reaction_2' failed at tag (12 ms, 0): boom at 12")
               << name_of(c);
           EXPECT_EQ(e.reaction_name(), "main.sink.reaction_2");
           EXPECT_EQ(e.elapsed(), 12ms);
@@ -249,7 +253,8 @@ TEST(ReactorFaults, LaterFailuresAreCountedAndReportedInLogicalOrder) {
         EXPECT_EQ(e.reaction_name(), "main.a.work") << name_of(c);
         EXPECT_EQ(e.later_failures(), 3u) << name_of(c);
         const std::string what = e.what();
-        EXPECT_EQ(what.rfind("reaction 'main.a.work' failed at tag (5 ms, 0): main.a cannot work", 0), 0u)
+        EXPECT_EQ(
+            what.rfind("reaction 'main.a.work' failed at tag (5 ms, 0): main.a cannot work", 0), 0u)
             << what;
         EXPECT_NE(what.find("3 later failures"), std::string::npos) << what;
         EXPECT_NE(what.find("main.b.work"), std::string::npos) << what;  // the next one
@@ -257,7 +262,8 @@ TEST(ReactorFaults, LaterFailuresAreCountedAndReportedInLogicalOrder) {
       EXPECT_EQ(errors.all(), expected_reports) << name_of(c);
       const std::string text = log.canonical();
       for (const char* who : {"a", "b", "c", "d"})
-        EXPECT_NE(text.find(std::string("5+1 main.") + who + ": shutdown"), std::string::npos) << text;
+        EXPECT_NE(text.find(std::string("5+1 main.") + who + ": shutdown"), std::string::npos)
+            << text;
       EXPECT_NE(text.find("5+0 main.c: worked"), std::string::npos) << text;
       if (reference.empty()) reference = text;
       EXPECT_EQ(text, reference) << name_of(c);
@@ -386,7 +392,8 @@ struct builder : reactor {
   timer once{this, "once", 1ms};
   bool constructor_fails;
   bool shut_down = false;
-  builder(context ctx, bool constructor_fails) : reactor(ctx), constructor_fails(constructor_fails) {
+  builder(context ctx, bool constructor_fails)
+      : reactor(ctx), constructor_fails(constructor_fails) {
     reaction("grow").triggers(once).effects(mutations).body([this](mutator& m) {
       m.create<fussy>("good", false);
       if (this->constructor_fails) m.create<fussy>("bad", true);
@@ -408,8 +415,9 @@ TEST(ReactorFaults, AFailedMutationIsDroppedWholeAndNamesTheMutatingReaction) {
         FAIL() << "run() returned normally";
       } catch (const reaction_error& e) {
         const std::string expected =
-            constructor_fails ? "reaction 'main.grow' failed at tag (1 ms, 0): cannot build main.bad"
-                              : "reaction 'main.grow' failed at tag (1 ms, 0): changed my mind";
+            constructor_fails
+                ? "reaction 'main.grow' failed at tag (1 ms, 0): cannot build main.bad"
+                : "reaction 'main.grow' failed at tag (1 ms, 0): changed my mind";
         EXPECT_EQ(e.what(), expected) << name_of(c);
       }
       EXPECT_TRUE(program.shut_down);

@@ -45,8 +45,8 @@ class assembler;
 }  // namespace detail
 
 enum class scheduling_mode {
-  /// The LF paper's scheduler (Sect. 4.3): the reactions of a tag run level by level, with a
-  /// barrier between levels.
+  /// The LF paper's reaction scheduler (Sect. 4.3): the reactions of a tag run level by
+  /// level, with a barrier between levels.
   levels,
   /// A reaction starts as soon as the reactions it depends on at this tag have finished (or
   /// are known not to run), across levels. Same results, no barrier.
@@ -174,13 +174,15 @@ class environment {
   friend class reactor;
   friend class action_base;
   friend class reaction;
-  detail::reaction_scheduler* scheduler() const noexcept { return scheduler_.get(); }
+  detail::reaction_scheduler* reaction_scheduler() const noexcept {
+    return reaction_scheduler_.get();
+  }
   void check_not_assembled(const char* what) const;
 
   spate::runtime* runtime_;
   environment_options options_;
   std::vector<std::unique_ptr<reactor>> tops_;
-  std::unique_ptr<detail::reaction_scheduler> scheduler_;
+  std::unique_ptr<detail::reaction_scheduler> reaction_scheduler_;
   std::size_t shutdown_step_ = 0;
 };
 

@@ -130,11 +130,11 @@ class reaction_scheduler {
   enum class phase { not_started, running_tag, waiting_timer, waiting_event, finished };
   class starter final : public task {
    public:
-    explicit starter(reaction_scheduler& s) : scheduler_(&s) {}
+    explicit starter(reaction_scheduler& s) : owner_(&s) {}
     resume_result resume(std::size_t budget) override;
 
    private:
-    reaction_scheduler* scheduler_;
+    reaction_scheduler* owner_;
   };
 
   // Holding the token; each returns the next reaction to run on this thread, or null.
@@ -239,11 +239,11 @@ class reaction_scheduler {
   std::atomic<std::size_t> level_remaining_{0};
 
   std::atomic<int> threads_inside_{0};
-  // What a runtime timer holds: it outlives the scheduler, which unhooks itself on
+  // What a runtime timer holds: it outlives the reaction scheduler, which unhooks itself on
   // destruction, so a timer firing late finds nobody instead of freed memory.
   struct timer_link {
     std::mutex mutex;
-    reaction_scheduler* scheduler = nullptr;
+    reaction_scheduler* owner = nullptr;
     void fire(std::uint64_t generation);
   };
   std::shared_ptr<timer_link> timer_link_;
