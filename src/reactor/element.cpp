@@ -1,5 +1,5 @@
 // Elements of a reactor program: names, registration in their reactor, and the port and
-// action operations that reach the scheduler.
+// action operations that reach the reaction scheduler.
 #include <stdexcept>
 
 #include "spate/reactor/detail/reaction_scheduler.hpp"
@@ -45,11 +45,11 @@ void action_base::schedule_physical(detail::erased_value value, duration delay) 
   if (delay < duration::zero())
     throw std::invalid_argument("action " + fully_qualified_name() +
                                 ": a negative delay cannot be scheduled");
-  auto* scheduler = container()->env().scheduler();
-  if (scheduler == nullptr)
+  auto* reactions = container()->env().reaction_scheduler();
+  if (reactions == nullptr)
     throw std::logic_error("physical action " + fully_qualified_name() +
                            " scheduled before its environment was assembled");
-  scheduler->schedule_physical(*this, std::move(value), delay);
+  reactions->schedule_physical(*this, std::move(value), delay);
 }
 
 reaction::reaction(std::string name, reactor* container, std::size_t priority)
@@ -67,7 +67,7 @@ pending_mutation& mutation_of(reaction& r, reactor& owner) {
 }  // namespace detail
 
 resume_result reaction::resume(std::size_t budget) {
-  scheduler_->run_from(this, budget);
+  reaction_scheduler_->run_from(this, budget);
   return resume_result::awaiting;
 }
 
@@ -76,7 +76,7 @@ void reaction::stage_logical(action_base& action, detail::erased_value value, du
     throw std::invalid_argument("action " + action.fully_qualified_name() +
                                 ": a negative delay cannot be scheduled");
   if (action.action_kind() == action_base::kind::physical) {
-    scheduler_->schedule_physical(action, std::move(value), delay);
+    reaction_scheduler_->schedule_physical(action, std::move(value), delay);
     return;
   }
   staged_.push_back(detail::staged_event{&action, &action, std::move(value),

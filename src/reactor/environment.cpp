@@ -17,29 +17,26 @@ environment::environment(spate::runtime& rt, environment_options options)
 
 environment::~environment() {
   if (shutdown_step_ != 0) runtime_->remove_shutdown_step(shutdown_step_);
-  if (scheduler_ != nullptr && scheduler_->is_started()) {
-    scheduler_->request_stop();
-    try {
-      scheduler_->wait();
-    } catch (...) {  // the error was the program's; a destructor does not rethrow it
-    }
+  if (reaction_scheduler_ != nullptr && reaction_scheduler_->is_started()) {
+    reaction_scheduler_->request_stop();
+    reaction_scheduler_->wait_and_report();  // a destructor does not throw the program's failure
   }
-  scheduler_.reset();  // before the reactors, whose reactions it points to
+  reaction_scheduler_.reset();  // before the reactors, whose reactions it points to
   tops_.clear();
 }
 
 void environment::check_not_assembled(const char* what) const {
-  if (scheduler_ != nullptr)
+  if (reaction_scheduler_ != nullptr)
     throw std::logic_error(std::string("environment::") + what +
                            ": the program is already assembled");
 }
 
 void environment::assemble() {
-  if (scheduler_ != nullptr) return;
+  if (reaction_scheduler_ != nullptr) return;
   if (tops_.empty()) throw assembly_error("the environment has no reactors (make_top first)");
   std::vector<reactor*> tops;
   for (auto& t : tops_) tops.push_back(t.get());
-  scheduler_ = std::make_unique<detail::reaction_scheduler>(*runtime_, options_,
+  reaction_scheduler_ = std::make_unique<detail::reaction_scheduler>(*runtime_, options_,
                                                             detail::assembler::assemble(tops));
 }
 
@@ -48,72 +45,69 @@ void environment::start() {
   if (runtime_->is_shut_down())
     throw std::logic_error("environment::start: the runtime is shut down");
   // Runtime shutdown, step 1: the program stops at its next microstep.
-  shutdown_step_ = runtime_->on_shutdown([s = scheduler_.get()] {
+  shutdown_step_ = runtime_->on_shutdown([s = reaction_scheduler_.get()] {
     s->request_stop();
-    try {
-      s->wait();
-    } catch (...) {
-    }
+    s->wait_and_report();
   });
-  scheduler_->start();
+  reaction_scheduler_->start();
 }
 
 void environment::wait() {
-  if (scheduler_ == nullptr) throw std::logic_error("environment::wait: not started");
+  if (reaction_scheduler_ == nullptr) throw std::logic_error("environment::wait: not started");
   if (runtime_->pool().is_worker_thread())
     throw std::logic_error(
         "environment::wait called on a worker of its runtime: it would wait "
         "for itself");
-  scheduler_->wait();
+  reaction_scheduler_->wait();
 }
 
 bool environment::wait_for(duration timeout) {
-  if (scheduler_ == nullptr) throw std::logic_error("environment::wait_for: not started");
-  return scheduler_->wait_for(timeout);
+  if (reaction_scheduler_ == nullptr) throw std::logic_error("environment::wait_for: not started");
+  return reaction_scheduler_->wait_for(timeout);
 }
 
 void environment::request_stop() {
-  if (scheduler_ != nullptr) scheduler_->request_stop();
+  if (reaction_scheduler_ != nullptr) reaction_scheduler_->request_stop();
 }
 
 bool environment::is_finished() const {
-  return scheduler_ != nullptr && scheduler_->is_finished();
+  return reaction_scheduler_ != nullptr && reaction_scheduler_->is_finished();
 }
 
 tag environment::current_tag() const noexcept {
-  return scheduler_ == nullptr ? tag{} : scheduler_->current_tag();
+  return reaction_scheduler_ == nullptr ? tag{} : reaction_scheduler_->current_tag();
 }
 
 time_point environment::start_time() const noexcept {
-  return scheduler_ == nullptr ? time_point{} : scheduler_->start_time();
+  return reaction_scheduler_ == nullptr ? time_point{} : reaction_scheduler_->start_time();
 }
 
 std::size_t environment::reaction_count() const {
-  if (scheduler_ == nullptr) return 0;
-  const auto& all = scheduler_->assembled().reactions;  // removed ones leave a null
+  if (reaction_scheduler_ == nullptr) return 0;
+  const auto& all = reaction_scheduler_->assembled().reactions;  // removed ones leave a null
   return static_cast<std::size_t>(
       std::count_if(all.begin(), all.end(), [](const reaction* r) { return r != nullptr; }));
 }
 
 std::size_t environment::level_count() const {
-  return scheduler_ == nullptr ? 0 : scheduler_->assembled().level_count;
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->assembled().level_count;
 }
 
 std::size_t environment::rejected_mutations() const {
-  return scheduler_ == nullptr ? 0 : scheduler_->rejected_mutations();
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->rejected_mutations();
 }
 
 std::uint64_t environment::tags_completed() const noexcept {
-  return scheduler_ == nullptr ? 0 : scheduler_->tags_completed();
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->tags_completed();
 }
 
 std::uint64_t environment::reactions_executed() const noexcept {
-  return scheduler_ == nullptr ? 0 : scheduler_->reactions_executed();
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->reactions_executed();
 }
 
 std::string environment::trace_json() const {
-  if (scheduler_ == nullptr) return R"({"traceEvents":[]})";
-  return scheduler_->trace().to_json();
+  if (reaction_scheduler_ == nullptr) return R"({"traceEvents":[]})";
+  return reaction_scheduler_->trace().to_json();
 }
 
 void environment::write_trace(const std::string& path) const {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <set>
 #include <utility>
 
 #include "spate/platform/stress_point.hpp"
@@ -12,8 +11,8 @@
 namespace spate::reactor::detail {
 
 namespace {
-// Counts a thread inside the scheduler's code, so the destructor can wait for it to leave
-// (the thread that ends the program notifies the waiter and then still returns through
+// Counts a thread inside the reaction scheduler's code, so the destructor can wait for it to
+// leave (the thread that ends the program notifies the waiter and then still returns through
 // here).
 class inside_guard {
  public:
@@ -37,16 +36,16 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
       keep_alive_(options.keep_alive.value_or(program_.has_physical_inputs)),
       trace_(options.trace),
       timer_link_(std::make_shared<timer_link>()) {
-  timer_link_->scheduler = this;
+  timer_link_->owner = this;
   for (reaction* r : program_.reactions)
-    if (r != nullptr) r->scheduler_ = this;
+    if (r != nullptr) r->reaction_scheduler_ = this;
   by_level_.resize(program_.level_count);
   if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
 }
 
 void reaction_scheduler::timer_link::fire(std::uint64_t generation) {
   std::lock_guard lock(mutex);
-  if (scheduler != nullptr) scheduler->on_timer(generation);
+  if (owner != nullptr) owner->on_timer(generation);
 }
 
 reaction_scheduler::~reaction_scheduler() {
@@ -57,7 +56,7 @@ reaction_scheduler::~reaction_scheduler() {
   }
   {
     std::lock_guard lock(timer_link_->mutex);  // a firing timer finishes first
-    timer_link_->scheduler = nullptr;
+    timer_link_->owner = nullptr;
   }
   while (threads_inside_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
 }
@@ -110,77 +109,6 @@ std::size_t reaction_scheduler::rejected_mutations() const {
 
 // At the end of a tag, under the lock, with no reaction running: the mutation's reactors and
 // connections join the program (or it is rejected whole), then its removals happen.
-void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
-  reactor& owner = *m.owner;
-  auto forget_children = [&](const std::vector<std::unique_ptr<reactor>>& made) {
-    auto& children = owner.children_;
-    for (auto& r : made)
-      children.erase(std::remove(children.begin(), children.end(), r.get()), children.end());
-  };
-  if (!m.created.empty() || !m.connections.empty()) {
-    std::vector<reactor*> roots;
-    for (auto& r : m.created) roots.push_back(r.get());
-    std::vector<connection*> connections;
-    for (auto& c : m.connections) connections.push_back(c.get());
-    try {
-      auto added = assembler::add(program_, owner, roots, connections);
-      for (reaction* r : added.added_reactions) r->scheduler_ = this;
-      if (program_.reactions.size() <= max_cached_cone)
-        solo_cones_.resize(program_.reactions.size());
-      ++graph_generation_;
-      if (by_level_.size() < program_.level_count) by_level_.resize(program_.level_count);
-      const tag next = current_.delayed_by(duration::zero());
-      for (action_base* s : added.added_startup)
-        place_locked(s, nullptr, next, erased_value::empty_present());
-      for (timer* t : added.added_timers) {
-        place_locked(t, nullptr,
-                     t->offset() == duration::zero() ? next : tag{current_.time + t->offset(), 0},
-                     erased_value::empty_present());
-      }
-      for (auto& r : m.created) owner.created_.push_back(std::move(r));
-      for (auto& c : m.connections) owner.created_connections_.push_back(std::move(c));
-    } catch (const assembly_error& e) {
-      ++rejected_mutations_;
-      forget_children(m.created);
-      m.created.clear();  // destroyed: the program never saw them
-      runtime_->report_error(std::string("reactor ") + owner.fully_qualified_name() + ": " +
-                             e.what());
-    }
-  }
-  for (reactor* gone : m.removed) {
-    auto it = std::find_if(owner.created_.begin(), owner.created_.end(),
-                           [&](const std::unique_ptr<reactor>& r) { return r.get() == gone; });
-    if (it == owner.created_.end()) {
-      ++rejected_mutations_;
-      // (Not named: it may be a reactor whose creation was rejected, already freed.)
-      runtime_->report_error("reactor " + owner.fully_qualified_name() +
-                             ": a mutation removes only reactors a mutation of it created (and "
-                             "that were not rejected); this removal is ignored");
-      continue;
-    }
-    if (removed_this_tag_.count(gone) != 0) continue;  // removed twice at one tag
-    auto targets = assembler::remove(program_, *gone);
-    std::set<event_target*> dropped(targets.begin(), targets.end());
-    queue_.drop_targets(dropped);
-    std::set<reactor*> inside;
-    for (reactor* r : assembler::collect(gone)) {
-      inside.insert(r);
-      removed_this_tag_.insert(r);
-    }
-    auto& conns = owner.created_connections_;
-    conns.erase(std::remove_if(conns.begin(), conns.end(),
-                               [&](const std::unique_ptr<connection>& c) {
-                                 return c->touches([&](const port_base* p) {
-                                   return inside.count(p->container()) != 0;
-                                 });
-                               }),
-                conns.end());
-    graveyard_.push_back(std::move(*it));  // freed after the batch
-    owner.created_.erase(it);
-    ++graph_generation_;
-  }
-}
-
 bool reaction_scheduler::is_finished() const {
   std::lock_guard lock(mutex_);
   return phase_ == phase::finished;
@@ -189,14 +117,14 @@ bool reaction_scheduler::is_finished() const {
 void reaction_scheduler::wait() {
   std::unique_lock lock(mutex_);
   finished_cv_.wait(lock, [&] { return phase_ == phase::finished; });
-  if (error_) std::rethrow_exception(error_);
+  if (first_failure_) throw_failure_locked(lock);
 }
 
 bool reaction_scheduler::wait_for(duration timeout) {
   std::unique_lock lock(mutex_);
   if (!finished_cv_.wait_for(lock, timeout, [&] { return phase_ == phase::finished; }))
     return false;
-  if (error_) std::rethrow_exception(error_);
+  if (first_failure_) throw_failure_locked(lock);
   return true;
 }
 
@@ -274,7 +202,7 @@ void reaction_scheduler::on_timer(std::uint64_t generation) {
 }
 
 resume_result reaction_scheduler::starter::resume(std::size_t budget) {
-  reaction_scheduler* s = scheduler_;  // `this` may be scheduled again once time advanced
+  reaction_scheduler* s = owner_;  // `this` may be scheduled again once time advanced
   inside_guard inside(s->threads_inside_);
   reaction* first;
   {
@@ -371,42 +299,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   }
   lock.unlock();
 
-  // The cone: everything reachable from the seeds. A tag with one seed (the common case: one
-  // action, one timer, one delayed input) reuses that seed's cone and counters, computed the
-  // first time.
-  const std::vector<reaction*>* ready = nullptr;
-  if (cone_.size() == 1 && cone_.front()->index_ < solo_cones_.size()) {
-    cone_cache& cache = solo_cones_[cone_.front()->index_];
-    if (cache.graph_generation != graph_generation_) {
-      cache.members.clear();
-      cache.pending.clear();
-      cache.ready.clear();
-      cache.graph_generation = graph_generation_;
-      compute_cone();
-      cache.members = cone_;
-      for (reaction* r : cone_)
-        cache.pending.push_back(r->pending_.load(std::memory_order_relaxed));
-      for (reaction* r : cone_)
-        if (r->pending_.load(std::memory_order_relaxed) == 0) cache.ready.push_back(r);
-    } else {
-      for (std::size_t i = 0; i < cache.members.size(); ++i) {
-        reaction* r = cache.members[i];
-        r->cone_generation_ = generation_;
-        r->pending_.store(cache.pending[i], std::memory_order_relaxed);
-      }
-    }
-    cone_view_ = &cache.members;
-    ready = &cache.ready;
-  } else {
-    compute_cone();
-    cone_view_ = &cone_;
-    // Collect before handing out: a handed-out reaction may complete at once and bring
-    // other counters to zero, and those are handed out by whoever completes it.
-    ready_.clear();
-    for (reaction* r : cone_)
-      if (r->pending_.load(std::memory_order_relaxed) == 0) ready_.push_back(r);
-    ready = &ready_;
-  }
+  const std::vector<reaction*>* ready = settle_cone();
   remaining_.store(cone_view_->size(), std::memory_order_relaxed);
 
   reaction* keep = nullptr;
@@ -420,21 +313,6 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
     keep = start_next_level();
   }
   return keep;
-}
-
-void reaction_scheduler::compute_cone() {
-  for (std::size_t i = 0; i < cone_.size(); ++i)
-    for (reaction* s : cone_[i]->successors_)
-      if (s->cone_generation_ != generation_) {
-        s->cone_generation_ = generation_;
-        cone_.push_back(s);
-      }
-  for (reaction* r : cone_) {
-    std::uint32_t pending = 0;
-    for (reaction* p : r->predecessors_)
-      if (p->cone_generation_ == generation_) ++pending;
-    r->pending_.store(pending, std::memory_order_relaxed);
-  }
 }
 
 void reaction_scheduler::hand_out(reaction* r, reaction*& keep) {
@@ -476,16 +354,16 @@ void reaction_scheduler::execute(reaction* r) {
   r->ran_ = true;
   const bool traced = trace_.enabled();
   const time_point begin = traced ? clock::now() : time_point{};
+  bool in_deadline_handler = false;
   try {
     if (r->deadline_ && clock::now() > current_.time + *r->deadline_) {
+      in_deadline_handler = true;
       r->invoke_deadline_handler();
     } else {
       r->invoke();
     }
   } catch (...) {
-    std::lock_guard lock(mutex_);
-    if (!error_) error_ = std::current_exception();
-    set_stop_locked(current_.delayed_by(duration::zero()));
+    record_failure(r, in_deadline_handler);
   }
   if (traced) trace_.reaction_ran(&program_.reaction_names[r->index_], begin, clock::now());
 }
@@ -564,11 +442,19 @@ reaction* reaction_scheduler::end_tag() {
       r->set_ports_.clear();
       r->ran_ = false;
       if (!r->staged_.empty()) staged_by_.push_back(r);
-      if (r->mutation_) mutated_by_.push_back(r);
+      if (r->mutation_) {
+        if (r->failed_) {
+          drop_mutation(r);
+        } else {
+          mutated_by_.push_back(r);
+        }
+      }
+      r->failed_ = false;
     }
     r->triggered_.store(false, std::memory_order_relaxed);
   }
   for (event_target* target : delivered_) target->clear();
+  settle_failures();
   // One writer (the thread ending the tag); readers are metrics (environment::statistics).
   reactions_executed_.fetch_add(ran, std::memory_order_relaxed);
   tags_completed_.fetch_add(1, std::memory_order_relaxed);
@@ -584,18 +470,7 @@ reaction* reaction_scheduler::end_tag() {
     }
     r->staged_.clear();
   }
-  if (!mutated_by_.empty()) {
-    std::sort(mutated_by_.begin(), mutated_by_.end(),
-              [](reaction* a, reaction* b) { return a->index_ < b->index_; });
-    // Taken out first: a mutation may remove a reactor whose own reaction also mutated.
-    std::vector<std::unique_ptr<pending_mutation>> batch;
-    for (reaction* r : mutated_by_) batch.push_back(std::move(r->mutation_));
-    mutated_by_.clear();
-    for (auto& m : batch)
-      if (removed_this_tag_.count(m->owner) == 0) apply_mutation_locked(*m);  // else dropped
-    removed_this_tag_.clear();
-    graveyard_.clear();  // frees what was removed, now that no mutation refers to it
-  }
+  if (!mutated_by_.empty()) apply_mutations_locked();
   if (is_stop_tag_) {
     finish_locked();
     return nullptr;

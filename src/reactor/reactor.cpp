@@ -19,7 +19,7 @@ reactor::reactor(context ctx)
 reactor::~reactor() = default;
 
 tag reactor::current_tag() const noexcept {
-  auto* s = env_->scheduler();
+  auto* s = env_->reaction_scheduler();
   return s == nullptr ? tag{} : s->current_tag();
 }
 

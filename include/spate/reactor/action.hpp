@@ -61,7 +61,8 @@ class action_base : public element, public detail::event_target {
   friend class detail::reaction_scheduler;
   kind kind_;
   action_options options_;
-  /// Spacing bookkeeping: the tag of the latest event scheduled (under the scheduler's lock).
+  /// Spacing bookkeeping: the tag of the latest event scheduled (under the reaction
+  /// scheduler's lock).
   std::optional<tag> last_scheduled_;
 };
 
@@ -86,7 +87,8 @@ class valued_action : public action_base {
   using action_base::action_base;
 };
 
-/// Scheduled by reactions that declare it as an effect (through the body's scheduler handle).
+/// Scheduled by reactions that declare it as an effect (through the body's
+/// action_scheduler<T> handle).
 template <class T = void>
 class logical_action final : public valued_action<T> {
  public:

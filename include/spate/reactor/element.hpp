@@ -41,8 +41,9 @@ namespace detail {
 /// startup and shutdown triggers, or the input at the end of a delayed connection.
 class event_target {
  public:
-  /// What the scheduler does after delivering: a periodic timer places its next event, an
-  /// input at the end of a delayed connection forwards along further delayed connections.
+  /// What the reaction scheduler does after delivering: a periodic timer places its next
+  /// event, an input at the end of a delayed connection forwards along further delayed
+  /// connections.
   enum class target_kind : unsigned char { port, timer, other };
 
   explicit event_target(target_kind kind) noexcept : kind_(kind) {}

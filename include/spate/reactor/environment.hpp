@@ -6,10 +6,23 @@
 //   spate::runtime rt;
 //   spate::reactor::environment env{rt, {.timeout = 1s}};
 //   env.make_top<my_program>("main", parameters...);
-//   env.run();   // assemble, startup, run until shutdown; rethrows a reaction's exception
+//   env.run();   // assemble, startup, run until shutdown; throws reaction_error on a failure
 //
 // Assembly errors are spate::reactor::assembly_error exceptions naming the reactors, ports
 // and reactions involved; nothing runs after a failed assembly.
+//
+// When a reaction throws (a body, a deadline handler, a startup or shutdown reaction, a
+// reactor constructor run by a mutation), the program stops as if the reaction had called
+// request_stop(): the current tag finishes (every other reaction triggered at it runs), the
+// shutdown tag follows at the next microstep and its shutdown reactions run, and nothing
+// after it. What the failed reaction did before it threw stands (ports it set, actions it
+// scheduled), except its mutation, which is dropped whole. wait() and run() then throw a
+// reaction_error naming the first failure in logical order: the earliest tag, and within a
+// tag the reaction first in the program's order (level, then reactor tree), whichever worker
+// got there first. Every later failure (same tag or the shutdown tag) is counted in it and
+// reported through the runtime's error reporter when its tag ends, in the same order.
+#include <cstddef>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -32,8 +45,8 @@ class assembler;
 }  // namespace detail
 
 enum class scheduling_mode {
-  /// The LF paper's scheduler (Sect. 4.3): the reactions of a tag run level by level, with a
-  /// barrier between levels.
+  /// The LF paper's reaction scheduler (Sect. 4.3): the reactions of a tag run level by
+  /// level, with a barrier between levels.
   levels,
   /// A reaction starts as soon as the reactions it depends on at this tag have finished (or
   /// are known not to run), across levels. Same results, no barrier.
@@ -55,9 +68,41 @@ struct environment_options {
   bool trace = false;
 };
 
+/// An assembly rule broken (see the top of this file).
 class assembly_error : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+/// What environment::run(), wait() and wait_for() throw when a reaction threw (see the top of
+/// this file): names the reaction and the tag, holds the original exception as nested
+/// (`std::rethrow_if_nested(e)` rethrows it, so its own type can still be caught).
+class reaction_error : public std::runtime_error, public std::nested_exception {
+ public:
+  /// Nests the exception being handled (construct it in a handler of the original).
+  reaction_error(const std::string& what, std::string reaction_name, tag at, duration elapsed,
+                 std::size_t later_failures)
+      : std::runtime_error(what),
+        reaction_name_(std::move(reaction_name)),
+        at_(at),
+        elapsed_(elapsed),
+        later_failures_(later_failures) {}
+  /// The failed reaction's fully qualified name ("main.sink.reaction_2").
+  const std::string& reaction_name() const noexcept { return reaction_name_; }
+  /// The tag it failed at.
+  tag failed_at() const noexcept { return at_; }
+  /// That tag's time since the program's start.
+  duration elapsed() const noexcept { return elapsed_; }
+  /// Failures after this one (each also reported through the runtime's error reporter).
+  std::size_t later_failures() const noexcept { return later_failures_; }
+  /// The exception the reaction threw.
+  std::exception_ptr original() const noexcept { return nested_ptr(); }
+
+ private:
+  std::string reaction_name_;
+  tag at_;
+  duration elapsed_;
+  std::size_t later_failures_;
 };
 
 /// Runs one reactor program on a runtime (see the top of this file).
@@ -85,8 +130,8 @@ class environment {
   void assemble();
   /// assemble(), then runs the startup tag and what follows on the runtime's pool.
   void start();
-  /// Blocks until the shutdown tag has run; rethrows the first exception a reaction threw.
-  /// Do not call from a worker of the runtime.
+  /// Blocks until the shutdown tag has run; throws reaction_error when a reaction threw (see
+  /// the top of this file). Do not call from a worker of the runtime.
   void wait();
   /// As wait(), for at most `timeout`; false when the program still runs.
   bool wait_for(duration timeout);
@@ -129,13 +174,15 @@ class environment {
   friend class reactor;
   friend class action_base;
   friend class reaction;
-  detail::reaction_scheduler* scheduler() const noexcept { return scheduler_.get(); }
+  detail::reaction_scheduler* reaction_scheduler() const noexcept {
+    return reaction_scheduler_.get();
+  }
   void check_not_assembled(const char* what) const;
 
   spate::runtime* runtime_;
   environment_options options_;
   std::vector<std::unique_ptr<reactor>> tops_;
-  std::unique_ptr<detail::reaction_scheduler> scheduler_;
+  std::unique_ptr<detail::reaction_scheduler> reaction_scheduler_;
   std::size_t shutdown_step_ = 0;
 };
 

@@ -17,6 +17,7 @@
 // or that breaks any assembly rule, is rejected as a whole — the program stays as it was —
 // and the error, naming the cycle, is reported through the runtime's error reporter and
 // counted (environment::rejected_mutations()).
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -48,8 +49,18 @@ class mutator {
   /// tag on. The reference stays valid until a mutation removes it.
   template <class R, class... Args>
   requires std::is_base_of_v<reactor, R> R& create(std::string name, Args&&... args) {
-    auto made =
-        std::make_unique<R>(reactor::context{owner_, std::move(name)}, std::forward<Args>(args)...);
+    auto& children = owner_->children_;
+    const std::size_t before = children.size();
+    std::unique_ptr<R> made;
+    try {
+      made = std::make_unique<R>(reactor::context{owner_, std::move(name)},
+                                 std::forward<Args>(args)...);
+    } catch (...) {
+      // A constructor that threw after reactor's own had run left its reactor registered in
+      // the owner, freed: take it out before the exception fails the reaction.
+      children.erase(children.begin() + static_cast<std::ptrdiff_t>(before), children.end());
+      throw;
+    }
     R& result = *made;
     detail::mutation_of(*reaction_, *owner_).created.push_back(std::move(made));
     return result;

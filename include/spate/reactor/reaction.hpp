@@ -1,7 +1,7 @@
 #pragma once
 // Reactions (LF paper, Sect. 2.1): the code of a reactor, run when one of its triggers is
 // present. A reaction declares what triggers it, what else it reads (sources) and what it
-// writes (effects); the declarations are the dependency graph the scheduler follows, so
+// writes (effects); the declarations are the dependency graph the reaction scheduler follows, so
 // they are enforced: the body receives one handle per declared effect, in declaration order,
 // and ports and logical actions can be written only through those handles.
 //
@@ -102,12 +102,13 @@ class reaction : public element, private task {
   std::vector<reaction*> successors_, predecessors_;
   std::size_t level_ = 0;
   std::size_t index_ = 0;  ///< position in the program's total order (level, then reactor tree)
-  detail::reaction_scheduler* scheduler_ = nullptr;
+  detail::reaction_scheduler* reaction_scheduler_ = nullptr;
   /// Per tag; see reaction_scheduler.hpp for who writes what when.
   std::uint64_t cone_generation_ = 0;
   std::atomic<std::uint32_t> pending_{0};
   std::atomic<bool> triggered_{false};
   bool ran_ = false;
+  bool failed_ = false;  ///< threw at this tag: its mutation is dropped
   std::vector<port_base*> set_ports_;
   std::vector<detail::staged_event> staged_;
   std::unique_ptr<detail::pending_mutation> mutation_;  ///< mutation.hpp

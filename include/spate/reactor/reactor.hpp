@@ -37,6 +37,8 @@
 
 namespace spate::reactor {
 
+class mutator;
+
 /// Every reactor's `mutations` member: declare it as an effect to receive a mutator
 /// (mutation.hpp).
 class mutation_point {
@@ -140,6 +142,7 @@ class reactor : public element {
   friend class spate::reactor::reaction;
   friend class detail::assembler;
   friend class detail::reaction_scheduler;
+  friend class spate::reactor::mutator;
   friend std::size_t detail::next_reaction_priority(reactor&);
   friend void detail::add_reaction(reactor&, std::unique_ptr<spate::reactor::reaction>);
   friend void detail::note_reaction_without_body(reactor&, const std::string&);

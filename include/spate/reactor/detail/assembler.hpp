@@ -14,7 +14,8 @@
 //
 // Mutations (mutation.hpp) run the same steps on the part of the program they add, check the
 // new edges for cycles against the whole graph before changing anything, then wire them in
-// and raise levels where a new edge demands it.
+// and raise levels where a new edge demands it. Static assembly is src/reactor/assembler.cpp,
+// the mutations' (add, remove) src/reactor/mutation_assembler.cpp.
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,9 @@ class assembler {
 
  private:
   using edge_list = std::vector<std::pair<reaction*, reaction*>>;
+  // Shared by the static assembly (assembler.cpp) and mutations (mutation_assembler.cpp).
+  [[noreturn]] static void fail(const std::string& text);  // throws assembly_error
+  static std::string fqn(const element& e);
   static void declare(const std::vector<reaction*>& reactions);
   // `through_own_ports`: a mutation's connection may also leave the owner's own output and
   // enter its own input (a reaction cannot declare the ports of a reactor created later, so

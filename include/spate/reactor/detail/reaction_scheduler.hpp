@@ -46,6 +46,12 @@
 // acq_rel decrement of each successor's counter, and a successor runs only after the
 // decrement that brought its counter to zero: every write it may read is visible. In levels
 // mode the acq_rel level counter plays that part.
+//
+// # Files
+//
+// reaction_scheduler.cpp (starting, stopping, events from outside, advancing time, running
+// reactions, ending a tag), reaction_cone.cpp (a tag's cone), reaction_failures.cpp (a
+// reaction that throws), reaction_scheduler_mutations.cpp (applying mutations at a tag's end).
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -53,6 +59,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -90,8 +97,12 @@ class reaction_scheduler {
   ~reaction_scheduler();  // waits for threads still returning from this program's tasks
 
   void start();
+  // Throw reaction_error when a reaction failed (environment.hpp).
   void wait();
   bool wait_for(duration timeout);
+  // For the environment's destructor and the runtime's shutdown: waits, and reports a failure
+  // nobody has been told of through the runtime's error reporter instead of throwing it.
+  void wait_and_report();
   void request_stop();
   bool is_started() const;
   std::size_t rejected_mutations() const;
@@ -119,16 +130,17 @@ class reaction_scheduler {
   enum class phase { not_started, running_tag, waiting_timer, waiting_event, finished };
   class starter final : public task {
    public:
-    explicit starter(reaction_scheduler& s) : scheduler_(&s) {}
+    explicit starter(reaction_scheduler& s) : owner_(&s) {}
     resume_result resume(std::size_t budget) override;
 
    private:
-    reaction_scheduler* scheduler_;
+    reaction_scheduler* owner_;
   };
 
   // Holding the token; each returns the next reaction to run on this thread, or null.
   reaction* advance(std::unique_lock<std::mutex>& lock);
   reaction* begin_tag(const tag& t, bool is_stop_tag, std::unique_lock<std::mutex>& lock);
+  const std::vector<reaction*>* settle_cone();  // reaction_cone.cpp
   void compute_cone();
   void execute(reaction* r);
   reaction* complete_precise(reaction* r, std::size_t& unsettled);
@@ -144,7 +156,23 @@ class reaction_scheduler {
   void wake_locked(const tag& at);
   void finish_locked();
   void on_timer(std::uint64_t generation);
+  // Mutations (reaction_scheduler_mutations.cpp).
+  void apply_mutations_locked();
   void apply_mutation_locked(pending_mutation& m);
+  void drop_mutation(reaction* r);
+  static void forget_created(pending_mutation& m);
+
+  // Failures (reaction_failures.cpp; environment.hpp, "When a reaction throws").
+  struct failure {
+    std::size_t index;  // the reaction's, for the order within a tag
+    bool in_deadline_handler;
+    std::exception_ptr error;
+  };
+  void record_failure(reaction* r, bool in_deadline_handler);
+  void settle_failures();  // at the end of a tag, before the lock
+  std::string failure_message_locked() const;
+  [[noreturn]] void throw_failure_locked(std::unique_lock<std::mutex>& lock);
+  void report(const std::string& text) noexcept;
 
   spate::runtime* runtime_;
   environment_options options_;
@@ -163,7 +191,18 @@ class reaction_scheduler {
   std::optional<tag> stop_tag_;
   tag last_tag_{};       // the tag running or last run
   tag last_physical_{};  // the latest tag given to a physical event
-  std::exception_ptr error_;
+  // The first failure in logical order and how many came after it (each reported).
+  struct first_failure {
+    std::string text;  // "reaction '...' failed at tag (...): what()"
+    std::string reaction_name;
+    tag at;
+    std::exception_ptr error;
+  };
+  std::optional<first_failure> first_failure_;
+  std::size_t later_failures_ = 0;
+  std::string next_failure_;         // the second one's text, for the first one's message
+  bool failure_delivered_ = false;   // wait() has thrown it
+  std::vector<failure> tag_failures_;  // this tag's, in any order (several workers may fail)
 
   // The running tag (advancer-owned).
   tag current_{};
@@ -200,11 +239,11 @@ class reaction_scheduler {
   std::atomic<std::size_t> level_remaining_{0};
 
   std::atomic<int> threads_inside_{0};
-  // What a runtime timer holds: it outlives the scheduler, which unhooks itself on
+  // What a runtime timer holds: it outlives the reaction scheduler, which unhooks itself on
   // destruction, so a timer firing late finds nobody instead of freed memory.
   struct timer_link {
     std::mutex mutex;
-    reaction_scheduler* scheduler = nullptr;
+    reaction_scheduler* owner = nullptr;
     void fire(std::uint64_t generation);
   };
   std::shared_ptr<timer_link> timer_link_;

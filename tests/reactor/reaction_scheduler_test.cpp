@@ -39,7 +39,7 @@ struct waiter : reactor {
   }
 };
 
-TEST(ReactorScheduler, PhysicalActionFromAnotherThreadWakesAProgramWaitingForATimer) {
+TEST(ReactionScheduler, PhysicalActionFromAnotherThreadWakesAProgramWaitingForATimer) {
   spate::runtime rt{workers(2)};
   environment env{rt};
   auto& w = env.make_top<waiter>("main");
@@ -59,7 +59,7 @@ TEST(ReactorScheduler, PhysicalActionFromAnotherThreadWakesAProgramWaitingForATi
   EXPECT_FALSE(w.far_fired.load());
 }
 
-TEST(ReactorScheduler, RuntimeShutdownStopsARunningProgram) {
+TEST(ReactionScheduler, RuntimeShutdownStopsARunningProgram) {
   spate::runtime rt{workers(2)};
   environment env{rt, {.keep_alive = true}};
   auto& w = env.make_top<waiter>("main");
@@ -81,15 +81,16 @@ struct thrower : reactor {
   }
 };
 
-TEST(ReactorScheduler, AnExceptionInAReactionStopsTheProgramAndIsRethrown) {
+TEST(ReactionScheduler, AnExceptionInAReactionStopsTheProgramAndIsRethrownNamed) {
   spate::runtime rt{workers(2)};
   environment env{rt, {.fast = true}};
   auto& t = env.make_top<thrower>("main");
   try {
     env.run();
     FAIL() << "run() returned normally";
-  } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "tick 3 failed");
+  } catch (const reaction_error& e) {
+    EXPECT_STREQ(e.what(), "reaction 'main.tick' failed at tag (2 ms, 0): tick 3 failed");
+    EXPECT_THROW(std::rethrow_if_nested(e), std::runtime_error);  // the original, nested
   }
   EXPECT_EQ(t.ticks, 3);
   EXPECT_TRUE(t.shutdown_ran);
@@ -118,7 +119,7 @@ std::vector<std::pair<int, duration>> schedule_three(spacing_policy policy) {
   return s.seen;
 }
 
-TEST(ReactorScheduler, MinimumSpacingDefersDropsOrReplaces) {
+TEST(ReactionScheduler, MinimumSpacingDefersDropsOrReplaces) {
   auto deferred = schedule_three(spacing_policy::defer);
   ASSERT_EQ(deferred.size(), 3u);
   EXPECT_EQ(deferred[0].first, 1);
@@ -144,7 +145,7 @@ struct traced_chain : reactor {
   }
 };
 
-TEST(ReactorScheduler, TraceIsChromeTraceEventJson) {
+TEST(ReactionScheduler, TraceIsChromeTraceEventJson) {
   spate::runtime rt{workers(2)};
   environment env{rt, {.fast = true, .timeout = 4ms, .trace = true}};
   env.make_top<traced_chain>("main");
