@@ -168,6 +168,13 @@ void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
         commit(consumer, false);
         next_commit = now + options_.commit_interval;
       }
+      if (!answered_) {
+        // Joined the group: the coordinator answered (even with no partitions to give).
+        if (char* member = rd_kafka_memberid(consumer)) {
+          answered_ = *member != '\0';
+          rd_kafka_mem_free(consumer, member);
+        }
+      }
       if (!answered_ && now >= connect_deadline) {
         throw std::runtime_error(
             where + ": no broker answered within " +
