@@ -53,7 +53,7 @@ void graph_state::cancel() {
   if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
   // Wake everybody: each task sees the flag at its next activation and ends. Tasks are
   // owned by this state, which every unfinished task keeps alive, so this is safe.
-  for (auto& t : tasks_) t->notify();
+  for (auto& t : tasks_) t->interrupt(), t->notify();
 }
 
 void graph_state::task_finished() {

@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -53,12 +55,12 @@ tcp_listener::~tcp_listener() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-int tcp_listener::accept_one(const std::atomic<bool>& stop) {
+int tcp_listener::accept_one(const std::atomic<bool>& stop, int wake_fd) {
   while (!stop.load(std::memory_order_acquire)) {
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, 50);
+    pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    const int ready = ::poll(p, wake_fd >= 0 ? 2 : 1, wake_fd >= 0 ? -1 : 50);
     if (ready < 0 && errno != EINTR) fail("cannot wait for a connection on", address_);
-    if (ready <= 0) continue;
+    if (ready <= 0 || (p[0].revents & POLLIN) == 0) continue;  // the loop looks at `stop`
     const int connection = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) return connection;
     if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
@@ -82,6 +84,46 @@ tcp_connection::tcp_connection(const std::string& address, int port)
   }
 }
 
+// Non-blocking connect: the wait for the handshake is a poll() that the wake fd ends.
+tcp_connection::tcp_connection(const std::string& address, int port, int wake_fd)
+    : peer_(address + ":" + std::to_string(port)) {
+  const sockaddr_in a = address_of(address, port);
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd_ < 0) fail("cannot create a socket for", peer_);
+  auto give_up = [this] {
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    errno = error;
+    fail("cannot connect to", peer_);
+  };
+  if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+    if (errno != EINPROGRESS) give_up();
+    while (true) {
+      pollfd p[2] = {{fd_, POLLOUT, 0}, {wake_fd, POLLIN, 0}};
+      if (::poll(p, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        give_up();
+      }
+      if (p[1].revents != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        throw interrupted();
+      }
+      if (p[0].revents != 0) break;
+    }
+    int error = 0;
+    socklen_t length = sizeof error;
+    ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length);
+    if (error != 0) {
+      errno = error;
+      give_up();
+    }
+  }
+  // Back to blocking for the other members; the wake-aware ones pass MSG_DONTWAIT.
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+}
+
 tcp_connection::~tcp_connection() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -98,17 +140,42 @@ void tcp_connection::write_all(const char* data, std::size_t size) {
   }
 }
 
+bool tcp_connection::write_all(const char* data, std::size_t size, int wake_fd) {
+  while (size > 0) {
+    const ssize_t n = ::send(fd_, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        fail("cannot write to", peer_.empty() ? "the connection" : peer_);
+      }
+      pollfd p[2] = {{fd_, POLLOUT, 0}, {wake_fd, POLLIN, 0}};
+      if (::poll(p, 2, -1) < 0 && errno != EINTR) {
+        fail("cannot wait to write to", peer_.empty() ? "the connection" : peer_);
+      }
+      if (p[1].revents != 0) return false;
+      continue;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 void tcp_connection::finish_writing() {
   ::shutdown(fd_, SHUT_WR);
 }
 
 long tcp_connection::read_some(char* data, std::size_t size, int timeout_ms) {
+  return read_some(data, size, timeout_ms, -1);
+}
+
+long tcp_connection::read_some(char* data, std::size_t size, int timeout_ms, int wake_fd) {
   while (true) {
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
+    pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    const int ready = ::poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) fail("cannot wait to read from", peer_.empty() ? "the connection" : peer_);
-    if (ready == 0) return -1;
+    if (ready == 0 || (wake_fd >= 0 && p[1].revents != 0)) return -1;
     const ssize_t n = ::recv(fd_, data, size, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("cannot read from", peer_.empty() ? "the connection" : peer_);
@@ -121,15 +188,16 @@ namespace detail {
 // The reader thread: one connection, until the peer closes it or the source stops.
 void tcp_line_reader::read_connection(thread_feed<text_line>& feed) {
   try {
-    const int fd = listener_->accept_one(feed.stop_flag());
+    const int fd = listener_->accept_one(feed.stop_flag(), feed.wake_fd());
     if (fd < 0) return;
     tcp_connection connection(fd);
     line_splitter splitter(errors_, options_);
     auto push = [&feed](text_line&& line) { return feed.push(std::move(line)); };
     char buffer[64 * 1024];
     while (!feed.stopping()) {
-      const long n = connection.read_some(buffer, sizeof buffer, 50);
-      if (n < 0) continue;  // timed out: look at stopping() again
+      // No timeout: a stop request makes the wake fd readable (returns -1).
+      const long n = connection.read_some(buffer, sizeof buffer, -1, feed.wake_fd());
+      if (n < 0) continue;  // woken: the loop sees stopping()
       if (n == 0) {
         splitter.finish(push);
         break;

@@ -1,14 +1,17 @@
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
-#include <thread>
 
 #include "spate/kafka/source.hpp"
 
 namespace spate::kafka::detail {
 
 namespace {
+
+using clock = std::chrono::steady_clock;
 
 void set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
   char error[512];
@@ -27,14 +30,21 @@ bool is_fatal(rd_kafka_resp_err_t error) {
          error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED;
 }
 
+int millis_until(clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, 60'000));
+}
+
 }  // namespace
 
 struct consumer_callbacks {
-  // Runs inside rd_kafka_consumer_poll, on the reader thread. Before partitions go, what
-  // is done there is committed (synchronously), so their next owner starts after it.
+  // Runs inside rd_kafka_consumer_poll (or the close queue's poll), on the reader thread.
+  // Before partitions go, what is done there is committed (waiting at most until the
+  // shutdown deadline, or shutdown_timeout while running), so their next owner starts after it.
   static void rebalance(rd_kafka_t* consumer, rd_kafka_resp_err_t error,
                         rd_kafka_topic_partition_list_t* partitions, void* opaque) {
     auto& self = *static_cast<consumer_reader*>(opaque);
+    self.answered_ = true;
     if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
       for (int i = 0; i < partitions->cnt; ++i) {
         self.tracker_.assign(partitions->elems[i].partition);
@@ -42,7 +52,8 @@ struct consumer_callbacks {
       }
       rd_kafka_assign(consumer, partitions);
     } else {
-      self.commit(consumer, true);
+      self.commit(consumer, true,
+                  std::min(self.shutdown_deadline_, clock::now() + self.options_.shutdown_timeout));
       for (int i = 0; i < partitions->cnt; ++i) {
         self.tracker_.revoke(partitions->elems[i].partition);
         self.assigned_.erase(partitions->elems[i].partition);
@@ -51,9 +62,15 @@ struct consumer_callbacks {
       rd_kafka_assign(consumer, nullptr);
     }
   }
+  // Served by the reader's polls: connection failures and the like, kept for the error a
+  // source that reaches no broker fails with.
+  static void error(rd_kafka_t*, int, const char* reason, void* opaque) {
+    static_cast<consumer_reader*>(opaque)->last_error_ = reason;
+  }
 };
 
-void consumer_reader::commit(void* consumer, bool synchronous) {
+void consumer_reader::commit(void* handle, bool wait, clock::time_point deadline) {
+  auto* consumer = static_cast<rd_kafka_t*>(handle);
   const auto offsets = tracker_.committable();
   if (offsets.empty()) return;
   rd_kafka_topic_partition_list_t* list =
@@ -61,14 +78,58 @@ void consumer_reader::commit(void* consumer, bool synchronous) {
   for (const auto& [partition, offset] : offsets) {
     rd_kafka_topic_partition_list_add(list, options_.topic.c_str(), partition)->offset = offset;
   }
-  rd_kafka_commit(static_cast<rd_kafka_t*>(consumer), list, synchronous ? 0 : 1);
+  if (!wait) {
+    rd_kafka_commit(consumer, list, 1);
+  } else {
+    // rd_kafka_commit(sync) waits as long as the broker takes (minutes when it is gone):
+    // the result comes on a queue of our own instead, awaited until the deadline.
+    rd_kafka_queue_t* results = rd_kafka_queue_new(consumer);
+    rd_kafka_commit_queue(consumer, list, results, nullptr, nullptr);
+    if (rd_kafka_event_t* e = rd_kafka_queue_poll(results, millis_until(deadline))) {
+      if (rd_kafka_event_error(e) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        std::fprintf(stderr, "spate::kafka: topic '%s': committing offsets failed: %s\n",
+                     options_.topic.c_str(), rd_kafka_event_error_string(e));
+      }
+      rd_kafka_event_destroy(e);
+    } else {
+      std::fprintf(stderr, "spate::kafka: topic '%s': offsets not committed: no answer in time\n",
+                   options_.topic.c_str());
+    }
+    rd_kafka_queue_destroy(results);
+  }
   rd_kafka_topic_partition_list_destroy(list);
+}
+
+// The final commit and the group leave, both bounded by shutdown_timeout; then the handle is
+// destroyed without librdkafka's own (unbounded) close.
+void consumer_reader::shut_down(void* handle) {
+  auto* consumer = static_cast<rd_kafka_t*>(handle);
+  shutdown_deadline_ = clock::now() + options_.shutdown_timeout;
+  commit(consumer, true, shutdown_deadline_);
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(consumer);
+  if (rd_kafka_error_t* error = rd_kafka_consumer_close_queue(consumer, queue)) {
+    rd_kafka_error_destroy(error);
+  } else {
+    while (!rd_kafka_consumer_closed(consumer) && clock::now() < shutdown_deadline_) {
+      rd_kafka_event_t* e = rd_kafka_queue_poll(queue, std::max(1, millis_until(shutdown_deadline_)));
+      if (e == nullptr) continue;
+      if (rd_kafka_event_type(e) == RD_KAFKA_EVENT_REBALANCE) {
+        consumer_callbacks::rebalance(consumer, rd_kafka_event_error(e),
+                                      rd_kafka_event_topic_partition_list(e), this);
+      }
+      rd_kafka_event_destroy(e);
+    }
+  }
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
 }
 
 // The reader thread: polls the consumer, hands records to the graph, commits what is done.
 void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
   rd_kafka_t* consumer = nullptr;
+  rd_kafka_queue_t* wake_queue = nullptr;
   const std::string where = "spate::kafka: topic '" + options_.topic + "' at " + options_.brokers;
+  bool closed = false;
   try {
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     set(conf, "bootstrap.servers", options_.brokers);
@@ -79,20 +140,59 @@ void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
     for (const auto& [key, value] : options_.settings) set(conf, key, value);
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_rebalance_cb(conf, &consumer_callbacks::rebalance);
+    rd_kafka_conf_set_error_cb(conf, &consumer_callbacks::error);
     char error[512];
     consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
     if (consumer == nullptr) throw std::runtime_error(where + ": " + error);
     rd_kafka_poll_set_consumer(consumer);
+    // A stop request yields the consumer's poll and ends the tracker's waits at once.
+    wake_queue = rd_kafka_queue_get_consumer(consumer);
+    feed.set_wake_hook([this, wake_queue] {
+      rd_kafka_queue_yield(wake_queue);
+      tracker_.wake();
+    });
     rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
     rd_kafka_topic_partition_list_add(topics, options_.topic.c_str(), RD_KAFKA_PARTITION_UA);
     const rd_kafka_resp_err_t subscribed = rd_kafka_subscribe(consumer, topics);
     rd_kafka_topic_partition_list_destroy(topics);
     if (subscribed) throw std::runtime_error(where + ": " + rd_kafka_err2str(subscribed));
 
-    auto last_commit = std::chrono::steady_clock::now();
+    const auto started = clock::now();
+    const auto connect_deadline = options_.connect_timeout.count() > 0
+                                      ? started + options_.connect_timeout
+                                      : clock::time_point::max();
+    auto next_commit = started + options_.commit_interval;
     while (!feed.stopping()) {
-      if (rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 50)) {
+      const auto now = clock::now();
+      if (now >= next_commit) {
+        commit(consumer, false);
+        next_commit = now + options_.commit_interval;
+      }
+      if (!answered_) {
+        // Joined the group: the coordinator answered (even with no partitions to give).
+        if (char* member = rd_kafka_memberid(consumer)) {
+          answered_ = *member != '\0';
+          rd_kafka_mem_free(consumer, member);
+        }
+      }
+      if (!answered_ && now >= connect_deadline) {
+        throw std::runtime_error(
+            where + ": no broker answered within " +
+            std::to_string(options_.connect_timeout.count()) + " ms (connect_timeout): " +
+            (last_error_.empty() ? "no error reported by librdkafka" : last_error_));
+      }
+      // The waits below end at the next commit or the connect deadline, or at once on a
+      // stop request (the wake hook); their timeouts are the schedule, not a polling period.
+      const auto until = std::min(next_commit, answered_ ? clock::time_point::max()
+                                                         : connect_deadline);
+      if (tracker_.in_flight() >= options_.max_in_flight) {
+        tracker_.wait_below(options_.max_in_flight, feed.stop_flag(),
+                            std::chrono::milliseconds(millis_until(until)));
+        continue;
+      }
+      if (rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, millis_until(until))) {
         if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+          answered_ = true;
           at_end_.insert(m->partition);
           rd_kafka_message_destroy(m);  // rd_kafka_destroy waits for every message
         } else if (m->err) {
@@ -100,7 +200,9 @@ void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
           const bool fatal = is_fatal(m->err);
           rd_kafka_message_destroy(m);
           if (fatal) throw std::runtime_error(where + ": " + text);
+          last_error_ = text;
         } else {
+          answered_ = true;
           at_end_.erase(m->partition);
           record r{m->key ? std::string(static_cast<const char*>(m->key), m->key_len) : "",
                    std::string(static_cast<const char*>(m->payload), m->len),
@@ -109,30 +211,31 @@ void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
           if (!feed.push(std::move(r))) break;
         }
       }
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_commit >= options_.commit_interval) {
-        commit(consumer, false);
-        last_commit = now;
-      }
       if (options_.stop_at_end && !assigned_.empty() && at_end_.size() == assigned_.size()) break;
     }
     feed.close();
-    // The end of the stream: commit once the graph has processed what was read (or, when
-    // the graph is going away, what it did process).
+    closed = true;
+    // The end of the stream: the final commit must cover every record the graph marks, so
+    // wait until it has marked all it was given (or the source is stopped: cancelled,
+    // destroyed), committing on the way.
     while (!feed.stopping() && tracker_.in_flight() > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      tracker_.wait_below(1, feed.stop_flag(), options_.commit_interval);
+      commit(consumer, false);
     }
-    commit(consumer, true);
-    rd_kafka_consumer_close(consumer);
-    rd_kafka_destroy(consumer);
   } catch (const std::exception& e) {
-    fail(e.what());
-    if (consumer != nullptr) {
-      commit(consumer, true);
-      rd_kafka_consumer_close(consumer);
-      rd_kafka_destroy(consumer);
+    if (!closed) {
+      fail(e.what());
+      feed.close();
+      closed = true;
+    } else {
+      std::fprintf(stderr, "%s\n", e.what());
     }
-    feed.close();
+  }
+  if (!closed) feed.close();
+  if (consumer != nullptr) {
+    feed.set_wake_hook(nullptr);
+    if (wake_queue != nullptr) rd_kafka_queue_destroy(wake_queue);
+    shut_down(consumer);
   }
 }
 

@@ -1,6 +1,8 @@
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 
@@ -15,12 +17,18 @@ struct producer::state {
   std::mutex failure_mutex;
   std::string first_failure;
   std::atomic<bool> failed{false};
+  std::atomic<bool> interrupted{false};
+  // Set by the destructor before it purges: the reports it serves then mark nothing (an
+  // input's tracker belongs to a source that may already be destroyed).
+  bool torn_down = false;
 
   // Delivery reports run inside rd_kafka_poll/flush on the sink's thread.
   static void delivered(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto& self = *static_cast<state*>(opaque);
     auto* from = static_cast<position*>(m->_private);
-    if (m->err) {
+    if (self.torn_down) {
+      // Dropped: the input is not done, so it is read again (at-least-once).
+    } else if (m->err) {
       const std::lock_guard lock(self.failure_mutex);
       if (!self.failed.exchange(true)) self.first_failure = rd_kafka_err2str(m->err);
     } else if (from != nullptr) {
@@ -60,11 +68,21 @@ producer::producer(const producer_options& options) : state_(std::make_unique<st
 }
 
 producer::~producer() {
-  rd_kafka_flush(state_->handle, 5000);
-  rd_kafka_destroy(state_->handle);  // undelivered messages are reported (and freed) here
+  state_->torn_down = true;
+  // Nothing waits for the broker: what is queued or in flight is purged, and its reports
+  // (served by the flush, which then has nothing left to send) only free the positions.
+  rd_kafka_purge(state_->handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  rd_kafka_poll(state_->handle, 0);  // the purge queued its reports before it returned
+  rd_kafka_flush(state_->handle, 100);
+  rd_kafka_destroy(state_->handle);
 }
 
-void producer::send(message m) {
+void producer::interrupt() noexcept {
+  state_->interrupted.store(true);
+  rd_kafka_yield(state_->handle);  // kept by librdkafka's queue until the next poll
+}
+
+bool producer::send(message m) {
   state_->throw_if_failed();
   auto* from = m.from ? new position(*m.from) : nullptr;
   while (true) {
@@ -73,9 +91,15 @@ void producer::send(message m) {
         RD_KAFKA_V_KEY(m.key.data(), m.key.size()),
         RD_KAFKA_V_VALUE(m.value.data(), m.value.size()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
         RD_KAFKA_V_OPAQUE(from), RD_KAFKA_V_END);
-    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) return true;
     if (error == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
-      rd_kafka_poll(state_->handle, 10);  // wait for deliveries to make room
+      if (state_->interrupted.load()) {
+        delete from;
+        return false;
+      }
+      // Waits for a delivery to make room; interrupt() ends the wait (rd_kafka_yield), so
+      // the timeout only bounds how long one poll call lasts.
+      rd_kafka_poll(state_->handle, 1000);
       continue;
     }
     delete from;
@@ -89,8 +113,17 @@ void producer::poll() {
 }
 
 void producer::flush() {
-  if (rd_kafka_flush(state_->handle, 60'000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    throw std::runtime_error(state_->where + ": messages still undelivered after 60 s");
+  // rd_kafka_flush cannot be interrupted; its loop is done here with rd_kafka_poll, which
+  // rd_kafka_yield ends.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (rd_kafka_outq_len(state_->handle) > 0) {
+    if (state_->interrupted.load()) return;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      throw std::runtime_error(state_->where + ": messages still undelivered after 60 s");
+    }
+    rd_kafka_poll(state_->handle, static_cast<int>(std::min<long long>(left.count(), 1000)));
   }
   state_->throw_if_failed();
 }

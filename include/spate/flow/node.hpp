@@ -8,7 +8,10 @@
 //     void on_start() {}                         // optional: before the first item
 //     void on_stop() {}                          // optional: after the input is drained
 //     void on_cancel() {}                        // optional: the graph was cancelled (or
-//   };                                           //   failed) after on_start; no on_stop
+//                                                //   failed) after on_start; no on_stop
+//     void interrupt() noexcept {}               // optional: called at once by cancel(), on
+//   };                                           //   the cancelling thread, even mid-consume:
+//                                                //   wake a blocking call (thread-safe)
 //
 // A source is a node<void, Out> whose `bool produce()` emits items and returns false at the
 // end of the stream; a sink is a node<In, void>.

@@ -7,7 +7,8 @@
 // integers, floating point or bool (true/false/1/0); numbers may be padded with spaces. A
 // row with the wrong number of fields, a field that does not convert, or bytes that are not
 // UTF-8 is recorded in the input_errors with its line number, column and reason, and left
-// out; the rows around it go on.
+// out; the rows around it go on. So is a line longer than max_line_bytes (1 MiB by
+// default), whose error names the file, the line and its length.
 #include <charconv>
 #include <cstddef>
 #include <memory>
@@ -29,6 +30,8 @@ struct csv_options {
   char separator = ',';    ///< between fields
   bool header = true;      ///< the first line names the columns (used in error messages)
   bool check_utf8 = true;  ///< rows that are not UTF-8 are malformed records
+  /// Longer lines are malformed records, skipped without being held in memory.
+  std::size_t max_line_bytes = 1u << 20;
 };
 
 template <class T>
@@ -82,7 +85,7 @@ class csv_reader : public flow::source<std::tuple<Columns...>> {
  public:
   using row = std::tuple<Columns...>;
   csv_reader(std::string path, std::shared_ptr<input_errors> errors, csv_options options)
-      : lines_(std::move(path), errors, options.check_utf8),
+      : lines_(std::move(path), errors, options.check_utf8, options.max_line_bytes),
         errors_(std::move(errors)),
         options_(options) {}
 

@@ -11,13 +11,20 @@
 //
 // The source reads as fast as the graph takes lines: send_next suspends it on a full edge,
 // so a file of any size streams through a bounded amount of memory. A line that is not
-// valid UTF-8 (when checked) is recorded in the input_errors, with its number, and left out.
+// valid UTF-8 (when checked), or longer than max_line_bytes (1 MiB by default: the rest of
+// such a line is skipped, never held in memory), is recorded in the input_errors, with its
+// number, and left out; reading goes on with the next line. Errors opening or reading a
+// file name it and carry the system's reason ("cannot open 'x.csv': No such file or
+// directory").
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "spate/flow/node.hpp"
 #include "spate/flow/stages.hpp"
@@ -35,25 +42,49 @@ struct text_line {
 struct line_source_options {
   bool check_utf8 = true;                  ///< lines that are not UTF-8 are malformed records
   std::size_t lines_per_activation = 256;  ///< lines read per activation of the source
+  std::size_t max_line_bytes = 1u << 20;   ///< longer lines are malformed records (skipped)
 };
+
+/// `what` and the system's reason for the last failed call (errno), e.g. "cannot open
+/// 'x.csv': No such file or directory".
+inline std::string with_os_reason(const std::string& what, int error) {
+  return what + ": " + (error != 0 ? std::strerror(error) : "unknown reason");
+}
 
 namespace detail {
 
-/// Reads a file's lines one at a time, recording (and skipping) those that are not UTF-8.
+/// Reads a file's lines one at a time, recording (and skipping) those that are not UTF-8 or
+/// longer than the limit. A long line is read in chunks and its excess skipped, so memory
+/// stays bounded by the limit whatever the file holds.
 class line_input {
  public:
-  line_input(std::string path, std::shared_ptr<input_errors> errors, bool check_utf8)
-      : path_(std::move(path)), errors_(std::move(errors)), check_utf8_(check_utf8) {}
+  line_input(std::string path, std::shared_ptr<input_errors> errors, bool check_utf8,
+             std::size_t max_line_bytes = 1u << 20)
+      : path_(std::move(path)),
+        errors_(std::move(errors)),
+        check_utf8_(check_utf8),
+        max_line_bytes_(max_line_bytes) {}
 
   void open(const char* who) {
+    errno = 0;
     file_.open(path_, std::ios::binary);
-    if (!file_) throw std::runtime_error(std::string(who) + ": cannot open '" + path_ + "'");
+    if (!file_) {
+      throw std::runtime_error(with_os_reason(std::string(who) + ": cannot open '" + path_ + "'",
+                                              errno));
+    }
+    chunk_.resize(64 * 1024);
   }
   /// The next well-formed line, or nullopt at the end of the file.
   std::optional<text_line> next_line() {
     std::string text;
-    while (std::getline(file_, text)) {
+    while (read_line(text)) {
       ++number_;
+      if (length_ > max_line_bytes_) {
+        errors_->record(number_, "'" + path_ + "' line " + std::to_string(number_) + ": " +
+                                     std::to_string(length_) + " bytes, longer than the limit of " +
+                                     std::to_string(max_line_bytes_) + " (max_line_bytes)");
+        continue;
+      }
       if (!text.empty() && text.back() == '\r') text.pop_back();
       if (check_utf8_) {
         const std::size_t bad = first_invalid_utf8(text);
@@ -65,24 +96,60 @@ class line_input {
       return text_line{number_, std::move(text)};
     }
     if (file_.bad()) {
-      throw std::runtime_error("spate::io: read error in '" + path_ + "' after line " +
-                               std::to_string(number_));
+      throw std::runtime_error(with_os_reason(
+          "spate::io: read error in '" + path_ + "' after line " + std::to_string(number_), errno));
     }
     return std::nullopt;
   }
 
  private:
+  // One line into `text` (without the break) and its full length into length_; `text` stays
+  // empty past the limit. False at the end of the file.
+  bool read_line(std::string& text) {
+    text.clear();
+    length_ = 0;
+    bool any = false;
+    while (true) {
+      errno = 0;
+      file_.getline(chunk_.data(), static_cast<std::streamsize>(chunk_.size()));
+      const auto got = static_cast<std::size_t>(file_.gcount());
+      const bool chunk_full = file_.fail() && !file_.eof() && !file_.bad();
+      if (!chunk_full) {
+        // The line ended: at a break (extracted, counted in gcount) or at the end of file.
+        if (!any && got == 0 && file_.eof()) return false;
+        if (file_.bad()) return false;
+        const std::size_t stored = got - (file_.eof() ? 0 : 1);
+        length_ += stored;
+        if (length_ <= max_line_bytes_) text.append(chunk_.data(), stored);
+        if (!file_.eof()) file_.clear();
+        return true;
+      }
+      // chunk_.size() - 1 bytes and no break yet: the line goes on.
+      file_.clear();
+      any = true;
+      length_ += got;
+      if (length_ <= max_line_bytes_) {
+        text.append(chunk_.data(), got);
+      } else {
+        text.clear();
+      }
+    }
+  }
+
   std::string path_;
   std::shared_ptr<input_errors> errors_;
   bool check_utf8_;
+  std::size_t max_line_bytes_;
   std::ifstream file_;
+  std::vector<char> chunk_;
+  std::size_t length_ = 0;
   std::uint64_t number_ = 0;
 };
 
 class line_reader : public flow::source<text_line> {
  public:
   line_reader(std::string path, std::shared_ptr<input_errors> errors, line_source_options options)
-      : input_(std::move(path), std::move(errors), options.check_utf8),
+      : input_(std::move(path), std::move(errors), options.check_utf8, options.max_line_bytes),
         lines_per_activation_(options.lines_per_activation) {}
 
   void on_start() { input_.open("spate::io::line_source"); }
@@ -104,8 +171,12 @@ class line_writer : public flow::node<std::string, void> {
  public:
   explicit line_writer(std::string path) : path_(std::move(path)) {}
   void on_start() {
+    errno = 0;
     file_.open(path_, std::ios::binary | std::ios::trunc);
-    if (!file_) throw std::runtime_error("spate::io::file_sink: cannot create '" + path_ + "'");
+    if (!file_) {
+      throw std::runtime_error(
+          with_os_reason("spate::io::file_sink: cannot create '" + path_ + "'", errno));
+    }
   }
   void consume(std::string& line) {
     file_.write(line.data(), static_cast<std::streamsize>(line.size()));
@@ -119,8 +190,8 @@ class line_writer : public flow::node<std::string, void> {
 
  private:
   [[noreturn]] void fail() {
-    throw std::runtime_error("spate::io::file_sink: cannot write to '" + path_ +
-                             "' (disk full or file gone?)");
+    throw std::runtime_error(
+        with_os_reason("spate::io::file_sink: cannot write to '" + path_ + "'", errno));
   }
   std::string path_;
   std::ofstream file_;

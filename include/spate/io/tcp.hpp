@@ -10,10 +10,16 @@
 //
 // Backpressure end to end: the source's reader thread stops reading while the graph's
 // input ring is full (io/detail/thread_feed.hpp), the kernel's receive buffer fills, and
-// the sender's writes block; the sink runs on a thread of its own and blocks in send()
-// while its peer is slow, which suspends the stages in front of it through their full
-// edges. Malformed lines (not UTF-8, or longer than max_line_bytes) are recorded in the
-// input_errors with their number and left out.
+// the sender's writes block; the sink runs on a thread of its own and waits for its socket
+// to take more while its peer is slow, which suspends the stages in front of it through
+// their full edges. Malformed lines (not UTF-8, or longer than max_line_bytes) are
+// recorded in the input_errors with their number and left out.
+//
+// Cancelling: every wait of both ends (accept, connect, read, write) is a poll() on the
+// socket and on a wake fd that graph::cancel() signals, so a cancelled graph ends without
+// waiting for the network: the sink stops writing at once (what it had buffered, and what
+// its peer has not read, is dropped), the source stops reading at once. No wait has a
+// timeout that cancellation depends on.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -24,10 +30,16 @@
 #include "spate/flow/detail/feed_source.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/io/detail/thread_feed.hpp"
+#include "spate/io/detail/wake_fd.hpp"
 #include "spate/io/file.hpp"
 #include "spate/io/input_errors.hpp"
 
 namespace spate::io {
+
+/// Thrown by the waits given a wake fd when it was signalled (the graph was cancelled).
+struct interrupted : std::runtime_error {
+  interrupted() : std::runtime_error("spate::io: interrupted (the graph was cancelled)") {}
+};
 
 /// A listening socket (RAII). Threading: accept_one() from one thread at a time.
 class tcp_listener {
@@ -43,7 +55,9 @@ class tcp_listener {
   /// The address it listens on.
   const std::string& address() const noexcept { return address_; }
   /// Waits for a connection until `stop` is set; returns its socket, or -1 when stopped.
-  int accept_one(const std::atomic<bool>& stop);
+  /// With a `wake_fd` (readable when `stop` is set) it waits on both and never times out;
+  /// without one it looks at `stop` every 50 ms.
+  int accept_one(const std::atomic<bool>& stop, int wake_fd = -1);
 
  private:
   int fd_ = -1;
@@ -56,6 +70,9 @@ class tcp_connection {
  public:
   /// Connects to address:port; throws std::runtime_error naming them on failure.
   tcp_connection(const std::string& address, int port);
+  /// The same, but the wait for the connection ends when `wake_fd` becomes readable
+  /// (throws io::interrupted then).
+  tcp_connection(const std::string& address, int port, int wake_fd);
   /// Takes over a connected socket (from tcp_listener::accept_one).
   explicit tcp_connection(int connected_fd) : fd_(connected_fd) {}
   ~tcp_connection();
@@ -64,11 +81,16 @@ class tcp_connection {
 
   /// Writes everything (blocking); throws std::runtime_error when the peer has gone.
   void write_all(const char* data, std::size_t size);
+  /// The same, but waiting for room in poll() next to `wake_fd`: false (the rest unsent)
+  /// as soon as that is readable.
+  bool write_all(const char* data, std::size_t size, int wake_fd);
   /// Signals the end of what this side sends (the peer reads end of file).
   void finish_writing();
   /// Reads up to `size` bytes, waiting at most `timeout_ms` (-1: forever); 0 at end of file,
   /// -1 on timeout. Throws on a socket error.
   long read_some(char* data, std::size_t size, int timeout_ms);
+  /// The same, also returning -1 as soon as `wake_fd` is readable.
+  long read_some(char* data, std::size_t size, int timeout_ms, int wake_fd);
   /// The socket.
   int fd() const noexcept { return fd_; }
 
@@ -153,7 +175,7 @@ class tcp_line_reader : public thread_fed_source<text_line> {
   ~tcp_line_reader() { stop_reader(); }
 
   void on_start() {
-    start_reader([this](thread_feed<text_line>& feed) { read_connection(feed); });
+    start_reader("spate-tcp-in", [this](thread_feed<text_line>& feed) { read_connection(feed); });
   }
 
  private:
@@ -167,25 +189,40 @@ class tcp_line_reader : public thread_fed_source<text_line> {
 class tcp_line_writer : public flow::node<std::string, void> {
  public:
   tcp_line_writer(std::string address, int port) : address_(std::move(address)), port_(port) {}
-  void on_start() { connection_ = std::make_shared<tcp_connection>(address_, port_); }
+  // Each replica has its own wake fd (stage prototypes are copied into the graph).
+  tcp_line_writer(const tcp_line_writer& other) : tcp_line_writer(other.address_, other.port_) {}
+
+  void on_start() {
+    try {
+      connection_ = std::make_shared<tcp_connection>(address_, port_, wake_->fd());
+    } catch (const interrupted&) {  // cancelled while connecting: consume() drops the lines
+    }
+  }
   void consume(std::string& line) {
+    if (!connection_) return;
     buffer_ += line;
     buffer_ += '\n';
     if (buffer_.size() >= 64 * 1024) flush();
   }
   void on_stop() {
+    if (!connection_) return;
     flush();
-    connection_->finish_writing();
+    if (connection_) connection_->finish_writing();
     connection_.reset();
   }
+  void on_cancel() { connection_.reset(); }
+  // graph::cancel(), any thread: ends a write waiting for a peer that does not read.
+  void interrupt() noexcept { wake_->signal(); }
 
  private:
   void flush() {
-    connection_->write_all(buffer_.data(), buffer_.size());
+    // Interrupted: the graph is cancelled and will not call us again for this run.
+    if (!connection_->write_all(buffer_.data(), buffer_.size(), wake_->fd())) connection_.reset();
     buffer_.clear();
   }
   std::string address_;
   int port_;
+  std::shared_ptr<wake_fd> wake_ = std::make_shared<wake_fd>();
   std::shared_ptr<tcp_connection> connection_;
   std::string buffer_;
 };
@@ -204,7 +241,8 @@ inline auto tcp_line_source(std::shared_ptr<tcp_listener> listener,
 }
 
 /// Connects to address:port when the graph starts; one line per string. Runs on a thread of
-/// its own, since it blocks in send() while the peer is slow.
+/// its own, since it waits for its socket while the peer is slow; graph::cancel() ends
+/// that wait at once (lines not yet written are dropped).
 inline auto tcp_line_sink(std::string address, int port) {
   const std::string name = "tcp(" + address + ":" + std::to_string(port) + ")";
   return flow::make_stage<detail::tcp_line_writer>(address, port).named(name).on_dedicated_thread();

@@ -8,8 +8,18 @@
 // a rebalance get a new generation; done() calls for an older generation are ignored,
 // since the partition's new owner reads those records again.
 //
+// A record the job drops (a filter, a record it cannot parse) must be marked too, with
+// position::dropped(): commits advance over it as over a record done. A record never marked
+// holds its partition's commit position where it is, and what is read after it piles up in
+// the sets here; the source bounds that pile (consumer_options::max_in_flight): past it the
+// reader stops reading until records are marked, so memory stays bounded and the stall shows
+// as a source that no longer moves instead of a heap that grows.
+//
 // Threading: every method locks; emitted() and committable() are the reader's, done() any
-// thread's.
+// thread's. The waits take a stop flag; wake() (after setting it) ends them.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -30,6 +40,9 @@ struct position {
   std::uint64_t generation = 0;       ///< the partition's assignment it was read under
   /// Marks the record processed (any thread; once). Ignored after its partition moved.
   void done() const;
+  /// Marks a record the job leaves out (filtered, unparseable): its offset may be committed
+  /// as if it were done. Call it (or done()) exactly once for every record not passed on.
+  void dropped() const { done(); }
 };
 
 /// The offsets a Kafka source may commit (see the top of this file).
@@ -39,20 +52,27 @@ class offset_tracker {
   std::uint64_t assign(std::int32_t partition) {
     const std::lock_guard lock(mutex_);
     auto& p = partitions_[partition];
+    in_flight_ -= p.in_flight.size();
     p = partition_state{};
     p.generation = ++generations_;
+    changed_.notify_all();
     return p.generation;
   }
   /// A partition taken away: what was in flight there is forgotten.
   void revoke(std::int32_t partition) {
     const std::lock_guard lock(mutex_);
-    partitions_.erase(partition);
+    const auto it = partitions_.find(partition);
+    if (it == partitions_.end()) return;
+    in_flight_ -= it->second.in_flight.size();
+    partitions_.erase(it);
+    changed_.notify_all();
   }
   /// The reader handed this record to the graph.
   position emitted(std::int32_t partition, std::int64_t offset) {
     const std::lock_guard lock(mutex_);
     auto& p = partitions_[partition];
     p.in_flight.push_back(offset);
+    ++in_flight_;
     if (p.next_commit < 0) p.next_commit = offset;
     return {this, partition, offset, p.generation};
   }
@@ -65,11 +85,14 @@ class offset_tracker {
     if (!p.in_flight.empty() && p.in_flight.front() == at.offset) {
       std::int64_t last_done = at.offset;
       p.in_flight.pop_front();
+      --in_flight_;
       while (!p.in_flight.empty() && p.done_early.erase(p.in_flight.front()) == 1) {
         last_done = p.in_flight.front();
         p.in_flight.pop_front();
+        --in_flight_;
       }
       p.next_commit = p.in_flight.empty() ? last_done + 1 : p.in_flight.front();
+      changed_.notify_all();
     } else {
       p.done_early.insert(at.offset);
     }
@@ -87,17 +110,31 @@ class offset_tracker {
     }
     return result;
   }
-  /// Records read and not yet done, over every partition.
+  /// Records read and not yet done, over every partition (done early ones included: their
+  /// commit waits for a record before them).
   std::size_t in_flight() const {
     const std::lock_guard lock(mutex_);
-    std::size_t n = 0;
-    for (const auto& [partition, p] : partitions_) n += p.in_flight.size();
-    return n;
+    return in_flight_;
   }
   /// Records marked done so far.
   std::uint64_t done_count() const {
     const std::lock_guard lock(mutex_);
     return done_count_;
+  }
+  /// Waits until fewer than `limit` records are in flight, `stop` is set (and wake()
+  /// called), or `timeout` passes; true when below the limit.
+  bool wait_below(std::size_t limit, const std::atomic<bool>& stop,
+                  std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, timeout, [&] {
+      return in_flight_ < limit || stop.load(std::memory_order_acquire);
+    });
+    return in_flight_ < limit;
+  }
+  /// Ends the waits (call after setting their stop flag). Any thread; does not block long.
+  void wake() {
+    const std::lock_guard lock(mutex_);
+    changed_.notify_all();
   }
 
  private:
@@ -109,7 +146,9 @@ class offset_tracker {
     std::int64_t committed = -1;
   };
   mutable std::mutex mutex_;
+  std::condition_variable changed_;  ///< in flight went down (or a stop): the waits re-check
   std::map<std::int32_t, partition_state> partitions_;
+  std::size_t in_flight_ = 0;
   std::uint64_t generations_ = 0;
   std::uint64_t done_count_ = 0;
 };

@@ -16,7 +16,21 @@
 // partitions to the others, which resume at its last commit.
 //
 // The consumer runs on a reader thread of its own (io/detail/thread_feed.hpp) and stops
-// reading while the graph's input ring is full.
+// reading while the graph's input ring is full, or while max_in_flight records are read and
+// not yet marked. Every record must be marked once, done() or dropped() (a filter marks what
+// it leaves out): a record never marked holds its partition's commits back.
+//
+// Commits: done offsets are committed every commit_interval (asynchronously); at the end of
+// a stop_at_end stream the reader waits until the graph has marked every record it emitted
+// and commits that. The final commit lands before the source is destroyed (the graph's
+// destruction or next run waits for it), not necessarily before graph::run() returns.
+//
+// Failing and cancelling: a source that reaches no broker within connect_timeout fails the
+// graph with an error naming the brokers and librdkafka's reason. graph::cancel() asks the
+// reader to stop and does not wait for it: the reader commits what is done and leaves the
+// group within shutdown_timeout (asynchronous commit and close, then rd_kafka_destroy
+// without a blocking close), so a dead broker delays nothing but the source's destruction,
+// by at most shutdown_timeout.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -51,6 +65,15 @@ struct consumer_options {
   bool stop_at_end = false;
   std::chrono::milliseconds commit_interval{200};  ///< how often done offsets are committed
   std::size_t capacity = 4096;                  ///< records between the reader thread and the graph
+  /// Records read and not yet marked (done or dropped) after which the reader waits: bounds
+  /// the offset bookkeeping when a record is never marked.
+  std::size_t max_in_flight = 1u << 16;
+  /// Fail the graph when no broker has answered (no group assignment, no record) within
+  /// this time; the error names the brokers and librdkafka's last reason. 0: wait forever.
+  std::chrono::milliseconds connect_timeout{30'000};
+  /// At the end (or on cancel, or failure): how long the final commit and leaving the group
+  /// may take before the consumer is destroyed anyway.
+  std::chrono::milliseconds shutdown_timeout{5'000};
   std::map<std::string, std::string> settings;  ///< further librdkafka settings
 };
 
@@ -71,17 +94,25 @@ class consumer_reader : public io::detail::thread_fed_source<record> {
   ~consumer_reader() { stop_reader(); }  // the reader uses the tracker: stop it first
 
   void on_start() {
-    start_reader([this](io::detail::thread_feed<record>& feed) { consume(feed); });
+    start_reader("spate-kafka-in",
+                 [this](io::detail::thread_feed<record>& feed) { consume(feed); });
   }
 
  private:
   void consume(io::detail::thread_feed<record>& feed);
   /// Reader thread only (librdkafka calls these back from inside its poll).
   friend struct consumer_callbacks;
-  void commit(void* consumer, bool synchronous);
+  /// Commits what is done: asynchronously, or waiting until `deadline` at most.
+  void commit(void* consumer, bool wait,
+              std::chrono::steady_clock::time_point deadline = {});
+  /// The final commit and leaving the group, bounded by shutdown_timeout.
+  void shut_down(void* consumer);
 
   consumer_options options_;
   std::set<std::int32_t> assigned_, at_end_;  ///< reader thread only
+  bool answered_ = false;                     ///< a broker answered (reader thread)
+  std::string last_error_;                    ///< librdkafka's last error (reader thread)
+  std::chrono::steady_clock::time_point shutdown_deadline_ = std::chrono::steady_clock::time_point::max();
   offset_tracker tracker_;
 };
 

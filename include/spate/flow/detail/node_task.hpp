@@ -94,6 +94,11 @@ class node_task final : public node_task_base {
     }
   }
 
+  // The node's optional interrupt(): thread-safe, must not block (flow/node.hpp).
+  void interrupt() noexcept override {
+    if constexpr (requires(N& n) { n.interrupt(); }) node_.interrupt();
+  }
+
   resume_result activate(std::size_t budget) override {
     add_single_writer(stats_.activations);
     if (graph().cancelled()) {

@@ -22,6 +22,11 @@ class node_task_base : public unit {
  public:
   node_task_base(node_stats& stats) : stats_(stats) {}
 
+  // graph_state::cancel() calls this on the cancelling thread before notify(): a node
+  // blocked outside the graph (in send() on a socket, waiting for a broker) would see the
+  // flag only when that call returns, so it is woken here. Runs concurrently with the task.
+  virtual void interrupt() noexcept {}
+
   // One line for diagnostics: state, inputs (queued/closed/producer waiting), output.
   // Diagnostics (the stall report): reads only atomics, since the task may be running.
   virtual std::string describe() const = 0;
