@@ -34,6 +34,9 @@ std::vector<std::pair<std::string, std::string>> common_parameters() {
 void print_list(const bench_registry& registry) {
   std::cout << "benchmarks (" << program << " NAME --impl IMPL [--KEY=VALUE ...]):\n";
   for (const auto& [name, def] : registry.all()) {
+#ifdef SPATE_BENCH_CAF1
+    if (def.impls.empty()) continue;  // the benchmarks only spate-bench implements
+#endif
     std::cout << "  " << name << ": " << def.description << "\n    impls:";
     for (const auto& [impl, fn] : def.impls) std::cout << ' ' << impl;
 #if !defined(SPATE_BENCH_HAVE_CAF) && !defined(SPATE_BENCH_CAF1)
