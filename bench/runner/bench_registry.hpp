@@ -76,5 +76,10 @@ void register_apps_impls(bench_registry& registry);
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);
 #endif
+#ifdef SPATE_BENCH_CAF1
+// CAF 1.1, in spate-bench-caf1 only (CAF 0.17 and 1.1 cannot share a binary).
+void register_caf1_impls(bench_registry& registry);
+void register_caf1_savina(bench_registry& registry);
+#endif
 
 }  // namespace spate_bench

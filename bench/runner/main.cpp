@@ -1,4 +1,6 @@
 // spate-bench: one runner for every benchmark and implementation (docs/benchmarks.md).
+// Built a second time as spate-bench-caf1 (SPATE_BENCH_CAF1): the same runner with only the
+// caf1 impls (CAF 1.1), which cannot share a binary with CAF 0.17's caf impls.
 //   spate-bench list
 //   spate-bench --version
 //   spate-bench NAME --impl IMPL [--KEY=VALUE ...]
@@ -18,17 +20,26 @@ using namespace spate_bench;
 
 namespace {
 
+#ifdef SPATE_BENCH_CAF1
+constexpr const char* program = "spate-bench-caf1";
+#else
+constexpr const char* program = "spate-bench";
+#endif
+
 // Parameters every benchmark takes.
 std::vector<std::pair<std::string, std::string>> common_parameters() {
   return {{"threads", std::to_string(spate::available_cpus())}, {"polling", "default"}};
 }
 
 void print_list(const bench_registry& registry) {
-  std::cout << "benchmarks (spate-bench NAME --impl IMPL [--KEY=VALUE ...]):\n";
+  std::cout << "benchmarks (" << program << " NAME --impl IMPL [--KEY=VALUE ...]):\n";
   for (const auto& [name, def] : registry.all()) {
+#ifdef SPATE_BENCH_CAF1
+    if (def.impls.empty()) continue;  // the benchmarks only spate-bench implements
+#endif
     std::cout << "  " << name << ": " << def.description << "\n    impls:";
     for (const auto& [impl, fn] : def.impls) std::cout << ' ' << impl;
-#ifndef SPATE_BENCH_HAVE_CAF
+#if !defined(SPATE_BENCH_HAVE_CAF) && !defined(SPATE_BENCH_CAF1)
     std::cout << " (caf: not built, libcaf-dev was not found)";
 #endif
     std::cout << "\n    params:";
@@ -110,6 +121,10 @@ int run(const bench_registry& registry, int argc, char** argv) {
 int main(int argc, char** argv) {
   bench_registry registry;
   define_benchmarks(registry);
+#ifdef SPATE_BENCH_CAF1
+  register_caf1_impls(registry);
+  register_caf1_savina(registry);
+#else
   register_thread_impls(registry);
   register_thread_batch_impls(registry);
   register_spate_actor_impls(registry);
@@ -130,14 +145,15 @@ int main(int argc, char** argv) {
   register_caf_impls(registry);
   register_caf_savina(registry);
 #endif
+#endif  // SPATE_BENCH_CAF1
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-      std::cerr << "usage: spate-bench list | spate-bench --version | spate-bench NAME --impl IMPL "
-                   "[--KEY=VALUE ...]\n";
+      std::cerr << "usage: " << program << " list | " << program << " --version | " << program
+                << " NAME --impl IMPL [--KEY=VALUE ...]\n";
       return argc < 2 ? 2 : 0;
     }
     if (std::string(argv[1]) == "--version") {
-      std::cout << "spate-bench " << spate::version_string << '\n';
+      std::cout << program << ' ' << spate::version_string << '\n';
       return 0;
     }
     if (std::string(argv[1]) == "list") {
@@ -146,10 +162,10 @@ int main(int argc, char** argv) {
     }
     return run(registry, argc, argv);
   } catch (const usage_error& e) {
-    std::cerr << "spate-bench: " << e.what() << std::endl;
+    std::cerr << program << ": " << e.what() << std::endl;
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "spate-bench: run failed: " << e.what() << std::endl;
+    std::cerr << program << ": run failed: " << e.what() << std::endl;
     return 1;
   }
 }
