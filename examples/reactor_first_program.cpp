@@ -1,6 +1,6 @@
 // The first program of docs/reactors.md: a counter, a scaler and a printer, 5 ticks.
 #include <spate/reactor.hpp>
-#include <spate/scheduler/runtime.hpp>
+#include <spate/exec/runtime.hpp>
 
 #include <cstdio>
 

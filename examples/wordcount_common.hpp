@@ -22,7 +22,7 @@
 
 #include "apps/word_count/words.hpp"
 #include "demo_options.hpp"
-#include "spate/scheduler/scheduler_config.hpp"
+#include "spate/exec/scheduler_config.hpp"
 
 namespace wordcount {
 

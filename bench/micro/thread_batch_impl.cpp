@@ -21,7 +21,7 @@
 #include "spate/channel/spsc_ring.hpp"
 #include "spate/flow/graph.hpp"
 #include "spate/platform/backoff.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/exec/detail/parking_event.hpp"
 
 namespace spate_bench {
 namespace {

@@ -12,7 +12,7 @@
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
 #include "../runner/spate_config.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate_bench {
 namespace {

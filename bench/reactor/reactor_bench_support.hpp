@@ -7,7 +7,7 @@
 #include "../runner/measure.hpp"
 #include "../runner/spate_config.hpp"
 #include "spate/reactor.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate_bench {
 

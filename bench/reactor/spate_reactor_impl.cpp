@@ -15,7 +15,7 @@
 #include "../runner/measure.hpp"
 #include "reactor_bench_support.hpp"
 #include "spate/reactor.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate_bench {
 namespace {

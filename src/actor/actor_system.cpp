@@ -1,5 +1,5 @@
 #include "spate/actor/actor_system.hpp"
-#include "spate/scheduler/dedicated_thread.hpp"
+#include "spate/exec/dedicated_thread.hpp"
 
 #include <cstdio>
 #include <memory>

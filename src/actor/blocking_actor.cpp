@@ -22,12 +22,12 @@ std::optional<dynamic_envelope> blocking_actor::next_message(
       mailbox_.pop();
       return taken;
     }
-    // The activation handshake, with a wait in the waiter instead of a return: a sender
+    // The wake handshake, with a wait in the waiter instead of a return: a sender
     // that wins the unit (idle -> scheduled) "schedules" it through thread_waker, which
     // notifies the waiter after that CAS; the waiter's condition reads the state.
     const mailbox_mark mark = mark_mailbox();
     if (!go_idle([&] { return mailbox_grew_since(mark) || !control_is_empty(); })) {
-      const auto won_back = [this] { return activation_state() != activation::state::idle; };
+      const auto won_back = [this] { return handshake_state() != wake_handshake::state::idle; };
       bool woken = true;
       if (deadline == std::chrono::steady_clock::time_point::max()) {
         wake_.wait_until(won_back);

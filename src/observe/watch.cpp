@@ -5,7 +5,7 @@
 #include "spate/actor/actor_system.hpp"
 #include "spate/flow/graph.hpp"
 #include "spate/reactor/environment.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 namespace spate::observe {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "spate/reactor/detail/reaction_scheduler.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate::reactor::detail {
 

@@ -6,7 +6,7 @@
 
 #include "spate/platform/stress_point.hpp"
 #include "spate/reactor/detail/assembler.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate::reactor::detail {
 

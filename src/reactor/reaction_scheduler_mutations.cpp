@@ -10,7 +10,7 @@
 
 #include "spate/reactor/detail/assembler.hpp"
 #include "spate/reactor/detail/reaction_scheduler.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate::reactor::detail {
 

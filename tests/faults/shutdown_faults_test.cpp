@@ -13,8 +13,8 @@
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
 #include "spate/interop/graph_actor.hpp"
-#include "spate/scheduler/dedicated_thread.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/runtime.hpp"
 
 using namespace std::chrono_literals;
 using fault_test::eventually;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "fault_support.hpp"
-#include "spate/scheduler/runtime.hpp"
-#include "spate/scheduler/timer_service.hpp"
+#include "spate/exec/runtime.hpp"
+#include "spate/exec/timer_service.hpp"
 
 using namespace std::chrono_literals;
 using fault_test::eventually;

@@ -13,7 +13,7 @@
 
 #include "fault_support.hpp"
 #include "spate/flow.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 #include "spate/window.hpp"
 
 using namespace std::chrono_literals;

@@ -5,7 +5,7 @@
 #include <atomic>
 
 #include "spate/reactor.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "spate/reactor.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace lf_test {
 

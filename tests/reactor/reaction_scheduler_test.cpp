@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "spate/reactor.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace {
 

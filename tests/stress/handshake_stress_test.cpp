@@ -25,13 +25,13 @@
 #include "spate/flow/wake_timer.hpp"
 #include "spate/interop/graph_actor.hpp"
 #include "spate/memory/multicast_envelope.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
 #include "spate/reactor.hpp"
-#include "spate/scheduler/activation.hpp"
-#include "spate/scheduler/dedicated_thread.hpp"
-#include "spate/scheduler/waiter.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/wake_handshake.hpp"
+#include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/waiter.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 using namespace std::chrono_literals;
 
@@ -79,7 +79,7 @@ spate::scheduler_config no_safety_net(std::size_t threads) {
 // A unit whose work is a counter that producers raise; each activation takes what is there.
 struct counting_unit final : spate::task {
   spate::executor* executor = nullptr;
-  spate::activation activation;
+  spate::wake_handshake activation;
   std::atomic<std::uint64_t> published{0};
   std::uint64_t taken = 0;  // only the running activation
   std::atomic<std::uint64_t> taken_total{0};
@@ -127,7 +127,7 @@ TEST(stress, activation_notify_racing_go_idle_never_strands_work) {
         }
       }
       // Stop only once the unit is idle for good (its last go_idle returned).
-      while (unit.activation.current() != spate::activation::state::idle) {
+      while (unit.activation.current() != spate::wake_handshake::state::idle) {
         std::this_thread::yield();
       }
       pool.stop();
@@ -538,7 +538,7 @@ TEST(stress, shutdown_racing_sends_ends_cleanly) {
 }
 
 // ---- graph actor: a bounded input ring between an actor and the graph's feed source -----
-// Both directions are activation handshakes: the actor pushes and wakes the source; the
+// Both directions are wake handshakes: the actor pushes and wakes the source; the
 // source pops and, at the half mark, wakes the actor that stopped taking items.
 
 TEST(stress, graph_actor_input_full_and_drained_loses_nothing) {

@@ -2,7 +2,7 @@
 // The base of every actor: identity, reference count, the control queue and termination;
 // links and monitors are an actor_links component, the mailboxes belong to the subclasses.
 //
-// Scheduling is the activation handshake (scheduler/activation.hpp): a sender pushes its
+// Scheduling is the wake handshake (exec/wake_handshake.hpp): a sender pushes its
 // message and calls notify(); the actor drains up to its budget and calls go_idle() with
 // "did a mailbox grow?" as the re-check. Termination is the activation's finish(): later
 // sends are counted as dead letters. Lifetime follows the activation's rule: the system's
@@ -26,8 +26,8 @@
 #include "spate/actor/message.hpp"
 #include "spate/actor/response.hpp"
 #include "spate/channel/intrusive_mpsc_queue.hpp"
-#include "spate/scheduler/unit.hpp"
-#include "spate/scheduler/task.hpp"
+#include "spate/exec/unit.hpp"
+#include "spate/exec/task.hpp"
 
 namespace spate {
 

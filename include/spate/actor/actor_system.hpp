@@ -1,6 +1,6 @@
 #pragma once
 // The actor system: the registry of live actors and the threads of blocking actors, on a
-// runtime (scheduler/runtime.hpp) that owns the worker pool, the timers and the dedicated
+// runtime (exec/runtime.hpp) that owns the worker pool, the timers and the dedicated
 // threads of detached actors. Given a runtime, the system shares it with the other models
 // and stops (kills and awaits its actors) as step 1 of the runtime's shutdown; without
 // one, it builds a runtime of its own from the configuration.
@@ -29,7 +29,7 @@
 #include "spate/actor/blocking_actor.hpp"
 #include "spate/actor/event_based_actor.hpp"
 #include "spate/platform/type_name.hpp"
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 namespace spate {
 

@@ -2,7 +2,7 @@
 // Blocking actors own a thread (spawn_blocking) or borrow the caller's (scoped_actor) and
 // pull messages with receive(). A blocking actor is a unit whose executor does not queue it
 // but wakes its thread: receive() goes idle through the activation and then waits in a
-// waiter (scheduler/waiter.hpp) until a sender has won the unit back (the activation's
+// waiter (exec/waiter.hpp) until a sender has won the unit back (the activation's
 // state leaves idle) or the deadline passes. So an idle blocking actor costs no CPU and a
 // send wakes it, with no poll.
 #include <any>
@@ -19,7 +19,7 @@
 #include "spate/actor/abstract_actor.hpp"
 #include "spate/actor/event_based_actor.hpp"
 #include "spate/channel/mpsc_queue.hpp"
-#include "spate/scheduler/waiter.hpp"
+#include "spate/exec/waiter.hpp"
 
 namespace spate {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The two-priority mailbox of typed and event-based actors: two MPSC queues (high-priority
 // messages overtake normal ones, FIFO per sender within each), with the pieces the
-// activation handshake needs — a consumer-side mark taken before going idle and a
+// wake handshake needs — a consumer-side mark taken before going idle and a
 // producer-side "grew since the mark" re-check.
 //
 // Threading contract: push() and size_approx() from any thread; everything else only from

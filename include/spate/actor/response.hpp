@@ -16,7 +16,7 @@
 
 #include "spate/actor/actor_ref.hpp"
 #include "spate/actor/exit_reason.hpp"
-#include "spate/scheduler/timer_service.hpp"
+#include "spate/exec/timer_service.hpp"
 
 namespace spate {
 

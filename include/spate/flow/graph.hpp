@@ -20,9 +20,9 @@
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/flow/graph_options.hpp"
 #include "spate/flow/stages.hpp"
-#include "spate/scheduler/dedicated_thread.hpp"
-#include "spate/scheduler/runtime.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/runtime.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 namespace spate::flow {
 

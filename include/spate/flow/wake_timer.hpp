@@ -20,8 +20,8 @@
 // # Wake-up protocol (one tick)
 //
 //   T1. The timer's callback, on a pool worker, sets `due` (release).
-//   T2. It notifies the node's task: steps P1–P2 of the activation handshake
-//       (scheduler/activation.hpp).
+//   T2. It notifies the node's task: steps P1–P2 of the wake handshake
+//       (exec/wake_handshake.hpp).
 //   N1. The node's task, going idle, re-checks its inputs and has_news() in step C3
 //       (node_task.hpp, inputs_have_news), which loads `due` (acquire).
 //
@@ -53,8 +53,8 @@
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/node.hpp"
 #include "spate/platform/stress_point.hpp"
-#include "spate/scheduler/timer_service.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/timer_service.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 namespace spate::flow {
 

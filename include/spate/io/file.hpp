@@ -41,7 +41,7 @@ struct text_line {
 /// How line_source reads.
 struct line_source_options {
   bool check_utf8 = true;                  ///< lines that are not UTF-8 are malformed records
-  std::size_t lines_per_activation = 256;  ///< lines read per activation of the source
+  std::size_t lines_per_produce = 256;     ///< lines read per produce() call (between yields)
   std::size_t max_line_bytes = 1u << 20;   ///< longer lines are malformed records (skipped)
 };
 
@@ -150,11 +150,11 @@ class line_reader : public flow::source<text_line> {
  public:
   line_reader(std::string path, std::shared_ptr<input_errors> errors, line_source_options options)
       : input_(std::move(path), std::move(errors), options.check_utf8, options.max_line_bytes),
-        lines_per_activation_(options.lines_per_activation) {}
+        lines_per_produce_(options.lines_per_produce) {}
 
   void on_start() { input_.open("spate::io::line_source"); }
   bool produce() {
-    for (std::size_t i = 0; i < lines_per_activation_; ++i) {
+    for (std::size_t i = 0; i < lines_per_produce_; ++i) {
       std::optional<text_line> line = input_.next_line();
       if (!line) return false;
       send_next(std::move(*line));
@@ -164,7 +164,7 @@ class line_reader : public flow::source<text_line> {
 
  private:
   line_input input_;
-  std::size_t lines_per_activation_;
+  std::size_t lines_per_produce_;
 };
 
 class line_writer : public flow::node<std::string, void> {

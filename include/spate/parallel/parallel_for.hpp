@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "spate/parallel/detail/chunked_job.hpp"
-#include "spate/scheduler/runtime.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/runtime.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 namespace spate {
 

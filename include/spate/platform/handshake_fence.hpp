@@ -1,5 +1,5 @@
 #pragma once
-// The one fence of every store-then-load handshake in spate (activation.hpp, the worker
+// The one fence of every store-then-load handshake in spate (wake_handshake.hpp, the worker
 // pool's park/wake, the flow layer's producer/consumer wake-ups).
 //
 // Each of those handshakes is a Dekker pair: side A stores X and then loads Y, side B stores

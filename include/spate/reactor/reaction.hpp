@@ -27,7 +27,7 @@
 
 #include "spate/reactor/action.hpp"
 #include "spate/reactor/port_list.hpp"
-#include "spate/scheduler/task.hpp"
+#include "spate/exec/task.hpp"
 
 namespace spate::reactor {
 

@@ -15,8 +15,8 @@ namespace spate::flow::detail {
 // in its mailbox, where senders see it (mailbox_size); a reader thread stops reading.
 //
 // Wake-ups in both directions reuse existing handshakes. Producer to source: the producer
-// pushes, then notifies the source's task (`wake`, the activation handshake of
-// scheduler/activation.hpp); the source's idle re-check is has_news(). Source to producer:
+// pushes, then notifies the source's task (`wake`, the wake handshake of
+// exec/wake_handshake.hpp); the source's idle re-check is has_news(). Source to producer:
 // when the ring has drained to half the source calls `on_room`, which schedules a graph
 // actor (its idle re-check reads the ring's fill level) or notifies a reader thread's
 // parking_event (a notify before the wait is not lost: platform/parking_event.hpp). The ring only

@@ -1,5 +1,5 @@
 #pragma once
-// The scheduling half of a node replica: a unit (scheduler/unit.hpp), with "input arrived",
+// The scheduling half of a node replica: a unit (exec/unit.hpp), with "input arrived",
 // "output space freed" and "cancelled" as the reasons to be notified. Lifetime follows the activation's rule: the graph's state owns
 // the task, and every unfinished task holds a reference to that state, dropped after
 // finish().
@@ -14,7 +14,7 @@
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/platform/handshake_fence.hpp"
 #include "spate/platform/single_writer_counter.hpp"
-#include "spate/scheduler/unit.hpp"
+#include "spate/exec/unit.hpp"
 
 namespace spate::flow::detail {
 
@@ -30,7 +30,7 @@ class node_task_base : public unit {
   // One line for diagnostics: state, inputs (queued/closed/producer waiting), output.
   // Diagnostics (the stall report): reads only atomics, since the task may be running.
   virtual std::string describe() const = 0;
-  int state_for_diagnostics() const noexcept { return static_cast<int>(activation_state()); }
+  int state_for_diagnostics() const noexcept { return static_cast<int>(handshake_state()); }
   // The node's counters (atomics: describe() runs on another thread while the task runs).
   std::string counters_for_diagnostics() const {
     return " in=" + std::to_string(stats_.items_in.load(std::memory_order_relaxed)) +
@@ -157,7 +157,7 @@ class node_task_base : public unit {
   static void release_waiting_producers(const Edges& inputs,
                                         bool unconditionally = false) noexcept {
     if (inputs.empty()) return;
-    handshake_fence();  // step P1 for every producer below (activation.hpp)
+    handshake_fence();  // step P1 for every producer below (wake_handshake.hpp)
     for (auto* e : inputs) {
       if (e->producer_waiting.load(std::memory_order_relaxed) &&
           (unconditionally || e->has_room_to_resume())) {

@@ -158,7 +158,7 @@ class edge_writers {
   }
 
   // Every edge is committed before the one fence: a commit made after it would not be
-  // ordered before the consumer checks that follow it (activation.hpp, step P1), and a
+  // ordered before the consumer checks that follow it (wake_handshake.hpp, step P1), and a
   // consumer going idle at that moment could miss its items.
   void notify_consumers() noexcept {
     bool any = false;

@@ -5,7 +5,7 @@
 //
 // Protocol (the two handshakes already exist; this only wires them):
 //   T1. The reader pushes an item, then wakes the source's task (feed_channel::wake, the
-//       activation handshake: the task's idle re-check is feed_source::has_news()).
+//       wake handshake: the task's idle re-check is feed_source::has_news()).
 //   T2. A reader that finds the ring full waits on `room_` (a parking_event) and retries.
 //       The source, having drained the ring to half, calls on_room, which notifies
 //       `room_`. A notify that comes between the failed push and the wait is kept by the
@@ -32,7 +32,7 @@
 #include "spate/flow/detail/feed_source.hpp"
 #include "spate/io/detail/wake_fd.hpp"
 #include "spate/platform/cpu_affinity.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
 
 namespace spate::io::detail {

@@ -7,7 +7,7 @@
 // so these calls are safe from inside a node or an actor running on the same pool, even
 // with a single worker. No item is copied: chunks are index ranges over the caller's data.
 //
-// The caller's wait is a waiter (scheduler/waiter.hpp) on the done counter: a helper counts
+// The caller's wait is a waiter (exec/waiter.hpp) on the done counter: a helper counts
 // its chunk (the publish), then notifies (N1, N2); the caller's condition reads the counter.
 // No time-out: the waiter's handshake cannot miss the last chunk.
 #include <algorithm>
@@ -19,8 +19,8 @@
 #include <memory>
 #include <mutex>
 
-#include "spate/scheduler/task.hpp"
-#include "spate/scheduler/waiter.hpp"
+#include "spate/exec/task.hpp"
+#include "spate/exec/waiter.hpp"
 
 namespace spate::detail {
 

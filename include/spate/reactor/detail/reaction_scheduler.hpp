@@ -71,8 +71,8 @@
 #include "spate/reactor/mutation.hpp"
 #include "spate/reactor/reaction.hpp"
 #include "spate/reactor/trace.hpp"
-#include "spate/scheduler/task.hpp"
-#include "spate/scheduler/timer_queue.hpp"
+#include "spate/exec/task.hpp"
+#include "spate/exec/detail/timer_queue.hpp"
 
 namespace spate {
 class runtime;

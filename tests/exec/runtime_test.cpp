@@ -1,4 +1,4 @@
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 #include <gtest/gtest.h>
 

@@ -14,8 +14,8 @@
 #include <functional>
 
 #include "spate/platform/deadline.hpp"
-#include "spate/scheduler/timer_queue.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/detail/timer_queue.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 namespace spate {
 

@@ -1,4 +1,4 @@
-#include "spate/scheduler/timer_service.hpp"
+#include "spate/exec/timer_service.hpp"
 
 #include <stdexcept>
 #include <string>

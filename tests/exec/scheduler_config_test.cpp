@@ -1,4 +1,4 @@
-#include "spate/scheduler/scheduler_config.hpp"
+#include "spate/exec/scheduler_config.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 // polling.
 //
 // Lost wake-ups are excluded by a Dekker handshake through handshake_fence() (its proof is
-// the one in activation.hpp, with "parked" for "idle"): a parking worker publishes "parked"
+// the one in wake_handshake.hpp, with "parked" for "idle"): a parking worker publishes "parked"
 // and then re-checks for work; an enqueuer publishes the work and then checks for parked
 // workers. At least one of them sees the other.
 //
@@ -41,10 +41,10 @@
 #include <memory>
 #include <vector>
 
-#include "spate/scheduler/scheduler_config.hpp"
-#include "spate/scheduler/task.hpp"
-#include "spate/scheduler/timer_queue.hpp"
-#include "spate/scheduler/worker_stats.hpp"
+#include "spate/exec/scheduler_config.hpp"
+#include "spate/exec/task.hpp"
+#include "spate/exec/detail/timer_queue.hpp"
+#include "spate/exec/worker_stats.hpp"
 
 namespace spate {
 

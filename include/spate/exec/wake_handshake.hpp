@@ -1,5 +1,7 @@
 #pragma once
-// The activation: the one idle-versus-wake handshake of spate. Actors (typed, dynamic,
+// The wake handshake: the one idle-versus-wake handshake of spate. Words: an *activation*
+// is one run of a unit (resume() until it returns); the *wake handshake* decides who starts
+// the next one. Actors (typed, dynamic,
 // blocking), flow node tasks and collectors each own one; so will reactions.
 //
 // A schedulable unit is in one of three states:
@@ -53,16 +55,16 @@
 
 namespace spate {
 
-/// The activation handshake of one task (see the top of this file).
-class activation {
+/// The wake handshake of one task (see the top of this file).
+class wake_handshake {
  public:
   /// idle: not queued, a notify schedules it; scheduled: queued or running; finished: ended.
   enum class state : int { idle = 0, scheduled = 1, finished = 2 };
 
   /// A new unit starts scheduled: its creator runs or queues the first activation.
-  activation() = default;
-  activation(const activation&) = delete;
-  activation& operator=(const activation&) = delete;
+  wake_handshake() = default;
+  wake_handshake(const wake_handshake&) = delete;
+  wake_handshake& operator=(const wake_handshake&) = delete;
 
   // ---- producer side, any thread (steps P1, P2) ----
 

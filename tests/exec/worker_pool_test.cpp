@@ -1,4 +1,4 @@
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include "spate/scheduler/timer_service.hpp"
+#include "spate/exec/timer_service.hpp"
 
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "spate/scheduler/runtime.hpp"
+#include "spate/exec/runtime.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "spate/platform/parking_event.hpp"
+#include "spate/exec/detail/parking_event.hpp"
 
 #include "spate/platform/deadline.hpp"
 

@@ -1,4 +1,4 @@
-#include "spate/scheduler/local_run_queue.hpp"
+#include "spate/exec/detail/local_run_queue.hpp"
 
 #include <gtest/gtest.h>
 

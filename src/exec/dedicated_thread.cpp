@@ -1,4 +1,4 @@
-#include "spate/scheduler/dedicated_thread.hpp"
+#include "spate/exec/dedicated_thread.hpp"
 
 #include "spate/platform/cpu_affinity.hpp"
 #include "spate/platform/handshake_fence.hpp"

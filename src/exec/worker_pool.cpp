@@ -1,4 +1,4 @@
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,10 +9,10 @@
 #include "spate/platform/backoff.hpp"
 #include "spate/platform/cpu_affinity.hpp"
 #include "spate/platform/handshake_fence.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/single_writer_counter.hpp"
 #include "spate/platform/stress_point.hpp"
-#include "spate/scheduler/local_run_queue.hpp"
+#include "spate/exec/detail/local_run_queue.hpp"
 
 namespace spate {
 namespace {

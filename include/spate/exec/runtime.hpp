@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "spate/scheduler/dedicated_thread.hpp"
-#include "spate/scheduler/scheduler_config.hpp"
-#include "spate/scheduler/timer_service.hpp"
-#include "spate/scheduler/worker_pool.hpp"
+#include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/scheduler_config.hpp"
+#include "spate/exec/timer_service.hpp"
+#include "spate/exec/worker_pool.hpp"
 
 namespace spate {
 

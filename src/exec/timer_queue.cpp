@@ -1,4 +1,4 @@
-#include "spate/scheduler/timer_queue.hpp"
+#include "spate/exec/detail/timer_queue.hpp"
 
 #include <cstdio>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // The unit: what runs on spate's executors. A unit is a task (resume / discard), the
-// executor it runs on, and its activation (activation.hpp): the one idle-versus-wake
+// executor it runs on, and its wake handshake (wake_handshake.hpp): the one idle-versus-wake
 // handshake. Actors (event-based, typed, blocking) and flow node replicas are units; the
 // "notify, and if the unit was idle, schedule it" step exists here only.
 //
@@ -8,13 +8,13 @@
 //
 // Producer (any thread), after publishing work for the unit (a message, items on a link,
 // room freed, a cancel flag):
-//   notify()  =  activation P1, P2; the winner of the CAS calls executor->schedule(unit).
+//   notify()  =  handshake P1, P2; the winner of the CAS calls executor->schedule(unit).
 //
 // The running activation, when it found no more work:
-//   go_idle(has_work)  =  activation C1..C4; true: work came, keep running.
+//   go_idle(has_work)  =  handshake C1..C4; true: work came, keep running.
 //   finish()           =  the unit never runs again; waits for re-checks in flight.
 //
-// The correctness argument is the activation's (activation.hpp): one of the producer and
+// The correctness argument is the handshake's (wake_handshake.hpp): one of the producer and
 // the consumer sees the other, and exactly one CAS from idle wins per idle period, so the
 // unit is scheduled at most once at a time and work is never stranded.
 //
@@ -27,24 +27,24 @@
 // notify(), notify_after_fence(), is_finished(): any thread. go_idle(), finish(),
 // take_back_after_wait(): the running activation only. set_executor(): before the first
 // activation (the owner, while no producer can see the unit).
-#include "spate/scheduler/activation.hpp"
-#include "spate/scheduler/task.hpp"
+#include "spate/exec/wake_handshake.hpp"
+#include "spate/exec/task.hpp"
 
 namespace spate {
 
-/// A task with an executor and an activation handshake (see the top of this file).
+/// A task with an executor and an wake handshake (see the top of this file).
 class unit : public task {
  public:
   /// Any thread, after publishing work for the unit: schedules it if it was idle.
   void notify() noexcept {
-    if (activation_.notify()) executor_->schedule(this);
+    if (handshake_.notify()) executor_->schedule(this);
   }
   /// The same for a caller that passed handshake_fence() itself (waking several units).
   void notify_after_fence() noexcept {
-    if (activation_.notify_after_fence()) executor_->schedule(this);
+    if (handshake_.notify_after_fence()) executor_->schedule(this);
   }
   /// Any thread: true once the unit has finished for good.
-  bool is_finished() const noexcept { return activation_.is_finished(); }
+  bool is_finished() const noexcept { return handshake_.is_finished(); }
 
   /// Where the unit runs. Set it before the first activation.
   void set_executor(executor* e) noexcept { executor_ = e; }
@@ -53,22 +53,22 @@ class unit : public task {
  protected:
   unit() = default;
 
-  /// The running activation found no more work: activation steps C1..C4. `has_work` reads
+  /// The running activation found no more work: handshake steps C1..C4. `has_work` reads
   /// only atomics that producers write. True: work arrived and this activation goes on.
   template <class HasWork>
   [[nodiscard]] bool go_idle(HasWork&& has_work) noexcept {
-    return activation_.go_idle(static_cast<HasWork&&>(has_work));
+    return handshake_.go_idle(static_cast<HasWork&&>(has_work));
   }
-  /// The running activation, last step: the unit never runs again (activation::finish).
-  void finish_unit() noexcept { activation_.finish(); }
+  /// The running activation, last step: the unit never runs again (wake_handshake::finish).
+  void finish_unit() noexcept { handshake_.finish(); }
   /// A thread that waited after go_idle() returned false owns the unit again.
-  void take_back_after_wait() noexcept { activation_.resume_after_wait(); }
-  /// The state now, for diagnostics and for a waiting thread's condition.
-  activation::state activation_state() const noexcept { return activation_.current(); }
+  void take_back_after_wait() noexcept { handshake_.resume_after_wait(); }
+  /// The handshake's state now, for diagnostics and for a waiting thread's condition.
+  wake_handshake::state handshake_state() const noexcept { return handshake_.current(); }
 
  private:
   friend class actor_system;  // finishes an actor whose registration failed
-  activation activation_;
+  wake_handshake handshake_;
   executor* executor_ = nullptr;
 };
 

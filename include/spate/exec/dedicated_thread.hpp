@@ -16,8 +16,8 @@
 #include <thread>
 
 #include "spate/channel/intrusive_mpsc_queue.hpp"
-#include "spate/scheduler/waiter.hpp"
-#include "spate/scheduler/task.hpp"
+#include "spate/exec/waiter.hpp"
+#include "spate/exec/task.hpp"
 
 namespace spate {
 

@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "spate/platform/cache_line.hpp"
-#include "spate/scheduler/task.hpp"
+#include "spate/exec/task.hpp"
 
 namespace spate {
 

@@ -3,7 +3,7 @@
 // make true. Dedicated threads wait for tasks, the parallel layer's caller waits for its
 // helpers' chunks, a reader thread waits for room in its ring — each through this class, with
 // no time-out and no poll. (A task never blocks: it goes idle through the activation,
-// activation.hpp. Workers park through the pool's own state machine, worker_pool.hpp, which
+// wake_handshake.hpp. Workers park through the pool's own state machine, worker_pool.hpp, which
 // hands work over with the wake-up.)
 //
 // Its shape is Taskflow's notifier (prepare / re-check / commit) over a parking_event:
@@ -39,7 +39,7 @@
 #include <chrono>
 
 #include "spate/platform/handshake_fence.hpp"
-#include "spate/platform/parking_event.hpp"
+#include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
 
 namespace spate {
