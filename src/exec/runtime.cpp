@@ -59,8 +59,13 @@ dedicated_thread& runtime::start_dedicated_thread(std::string name,
 }
 
 void runtime::retire_dedicated_thread(dedicated_thread& thread) {
-  thread.stop();
   std::lock_guard lock(mutex_);
+  // A thread that shutdown already joined and freed (step 3) is not ours to touch: a graph
+  // waited for after the runtime shut down retires threads that are gone.
+  const bool owned = std::any_of(dedicated_threads_.begin(), dedicated_threads_.end(),
+                                 [&](const auto& t) { return t.get() == &thread; });
+  if (!owned) return;
+  thread.stop();
   join_finished_threads_locked();
 }
 

@@ -71,6 +71,23 @@ TEST(shutdown_faults, runtime_shutdown_ends_running_graphs_and_wait_returns) {
   }
 }
 
+// The runtime joins and frees a graph's dedicated threads at shutdown (step 3); the graph
+// waited for afterwards must not touch them.
+TEST(shutdown_faults, a_graph_with_a_dedicated_thread_node_is_waited_for_after_shutdown) {
+  spate::runtime rt{two_workers()};
+  std::atomic<long> seen{0};
+  flow::graph job(flow::pipeline(flow::make_stage<endless_source>(),
+                                 flow::map([](int& x) { return x + 1; }).on_dedicated_thread(),
+                                 flow::sink([&](int) { ++seen; })));
+  job.start(rt);
+  ASSERT_TRUE(eventually(10s, [&] { return seen.load() > 1000; }));
+  within(30s, "shutdown, then wait, with a dedicated-thread node", [&] {
+    rt.shutdown();
+    job.wait();
+  });
+  EXPECT_EQ(rt.dedicated_thread_count(), 0u);
+}
+
 TEST(shutdown_faults, runtime_shutdown_with_every_model_running) {
   spate::runtime rt{two_workers()};
   spate::actor_system actors{rt};

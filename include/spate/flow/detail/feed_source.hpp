@@ -19,7 +19,7 @@ namespace spate::flow::detail {
 // exec/wake_handshake.hpp); the source's idle re-check is has_news(). Source to producer:
 // when the ring has drained to half the source calls `on_room`, which schedules a graph
 // actor (its idle re-check reads the ring's fill level) or notifies a reader thread's
-// parking_event (a notify before the wait is not lost: platform/parking_event.hpp). The ring only
+// parking_event (a notify before the wait is not lost: exec/detail/parking_event.hpp). The ring only
 // drains between those two points, so a full ring always reaches the half mark, and the actor is
 // woken once per refill, not per item.
 template <class T>

@@ -6,11 +6,11 @@
 // Protocol (the two handshakes already exist; this only wires them):
 //   T1. The reader pushes an item, then wakes the source's task (feed_channel::wake, the
 //       wake handshake: the task's idle re-check is feed_source::has_news()).
-//   T2. A reader that finds the ring full waits on `room_` (a parking_event) and retries.
-//       The source, having drained the ring to half, calls on_room, which notifies
-//       `room_`. A notify that comes between the failed push and the wait is kept by the
-//       event and ends the wait at once, so the reader cannot sleep through it; a stop
-//       request notifies it too (T3), so the wait needs no timeout.
+//   T2. A reader that finds the ring full waits in `room_` (a waiter, exec/waiter.hpp)
+//       until the ring has room or a stop was requested, and retries. The source, having
+//       drained the ring to half, calls on_room, which notifies `room_` (after its pops:
+//       the waiter's N1 orders them before the check of `waiting`); a stop request
+//       notifies it too (T3). The waiter's handshake means no timeout is needed.
 //   T3. request_stop() (the source's on_cancel, or its destructor) sets `stop_`, notifies
 //       `room_`, signals the wake fd and calls the reader's wake hook: a reader blocked in
 //       poll() on a socket waits on wake_fd() too, and a Kafka reader installs a hook that
@@ -32,7 +32,7 @@
 #include "spate/flow/detail/feed_source.hpp"
 #include "spate/io/detail/wake_fd.hpp"
 #include "spate/platform/cpu_affinity.hpp"
-#include "spate/exec/detail/parking_event.hpp"
+#include "spate/exec/waiter.hpp"
 #include "spate/platform/stress_point.hpp"
 
 namespace spate::io::detail {
@@ -65,7 +65,7 @@ class thread_feed {
     while (!channel_->items.try_push(std::move(item))) {
       if (stopping()) return false;
       stress_point();  // between the failed push (the publish) and the wait (the re-check)
-      room_.wait();
+      room_.wait_until([this] { return channel_->has_room() || stopping(); });
     }
     channel_->wake();
     return true;
@@ -102,7 +102,7 @@ class thread_feed {
 
  private:
   std::shared_ptr<flow::detail::feed_channel<T>> channel_;
-  parking_event room_;
+  waiter room_;
   std::atomic<bool> stop_{false};
   io::detail::wake_fd wake_;
   std::mutex hook_mutex_;
