@@ -5,6 +5,7 @@
 #include "spate/platform/stress_point.hpp"
 
 #include <thread>
+#include <vector>
 
 namespace spate {
 
@@ -35,9 +36,13 @@ void dedicated_thread::stop() {
 }
 
 void dedicated_thread::discard_queued() noexcept {
+  // Popped under the flag, discarded outside it: a discard runs user code (a node's
+  // on_cancel), and nobody should spin on the flag meanwhile.
+  std::vector<task*> taken;
   while (draining_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
-  while (task* t = queue_.pop()) t->discard();
+  while (task* t = queue_.pop()) taken.push_back(t);
   draining_.clear(std::memory_order_release);
+  for (task* t : taken) t->discard();
 }
 
 void dedicated_thread::join() {
@@ -62,6 +67,7 @@ void dedicated_thread::run() {
   stress_point();
   handshake_fence();  // pairs with schedule(): see the top of the header
   discard_queued();
+  exited_.store(true, std::memory_order_release);  // only the thread's return is left
 }
 
 }  // namespace spate

@@ -55,18 +55,18 @@ bool timer_queue::invoke(std::function<void()>& callback) noexcept {
     callback();
     return true;
   } catch (...) {
-    std::function<void(std::exception_ptr)> handler;
-    {
-      std::lock_guard lock(mutex_);
-      handler = error_handler_;
-    }
     const auto error = std::current_exception();
-    if (handler) {
-      try {
+    try {
+      std::function<void(std::exception_ptr)> handler;
+      {
+        std::lock_guard lock(mutex_);
+        handler = error_handler_;
+      }
+      if (handler) {
         handler(error);
         return false;
-      } catch (...) {  // a throwing handler: fall back to stderr
       }
+    } catch (...) {  // a throwing handler (or no memory to copy it): fall back to stderr
     }
     std::string what = "unknown exception";
     try {
@@ -107,8 +107,9 @@ std::size_t timer_queue::run_due(clock::time_point now) {
       const bool threw = !invoke(*callback);
       lock.lock();
       auto again = records_.find(due.id);
+      decltype(records_)::node_type dropped;  // its callback is destroyed outside the lock
       if (again->second.cancelled || closed_ || threw) {  // a throwing timer is not re-armed
-        records_.erase(again);
+        dropped = records_.extract(again);
       } else {
         again->second.firing = false;
         // Next deadline from the schedule, not from now: no drift. A run that fell behind
@@ -121,6 +122,7 @@ std::size_t timer_queue::run_due(clock::time_point now) {
         heap_.push(heap_entry{next, due.id});
       }
       lock.unlock();
+      dropped = {};
     }
     ++ran;
     lock.lock();

@@ -38,34 +38,49 @@ std::int64_t now_ns() noexcept {
 
 }  // namespace
 
+// A worker's state, split by who may touch it (as Tokio splits its worker's `Core` from its
+// shared `Remote`): `own` is its thread's alone; the rest is shared, each field with the
+// protocol that makes that safe.
 struct worker_pool::worker {
   explicit worker(std::size_t index, std::size_t capacity)
-      : index(index), queue(capacity), rng(0x9E3779B97F4A7C15ull * (index + 1)) {}
+      : index(index), queue(capacity) {
+    own.rng = 0x9E3779B97F4A7C15ull * (index + 1);
+  }
 
+  // ---- owner only: the worker's thread (and stop(), after joining it) ----
+  struct owner_state {
+    task* lifo_slot = nullptr;  // the task it made ready last: runs next, not stealable
+    unsigned lifo_streak = 0;   // LIFO-slot runs in a row (fairness cap)
+    unsigned ticks = 0;         // next_local() calls (the inbox's turn comes every so often)
+    std::uint64_t rng = 0;      // steal victim order
+
+    std::uint64_t next_random() noexcept {  // xorshift64
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      return rng;
+    }
+  } own;
+
+  // ---- shared ----
   const std::size_t index;
+  // The owner pushes and pops at one end, thieves steal at the other (local_run_queue.hpp).
   local_run_queue queue;
-  task* lifo_slot = nullptr;  // owner only
-  unsigned lifo_streak = 0;   // owner only
-  unsigned ticks = 0;         // owner only: next_local() calls
+  // Any thread pushes; one consumer at a time, the one that set inbox_consumer_busy.
   intrusive_mpsc_queue<task> inbox;
-  std::atomic_flag inbox_consumer_busy;  // the inbox has one consumer at a time
+  std::atomic_flag inbox_consumer_busy;
+  // The owner waits on it; any thread notifies (the park/wake handshake, worker_pool.hpp).
   parking_event event;
   alignas(64) std::atomic<int> state{running};
+  // Counters: written by the owner only (single-writer adds), read by stats() anywhere.
   std::atomic<std::uint64_t> idle_ns{0};
   std::atomic<std::uint64_t> tasks_run{0};
   std::atomic<std::uint64_t> steals{0};
   std::atomic<std::uint64_t> parks{0};
   std::atomic<std::uint64_t> wakeups{0};
-  std::int64_t started_ns = now_ns();
-  std::uint64_t rng;
+  const std::int64_t started_ns = now_ns();
+  // The pool's constructor starts it, stop() joins it.
   std::thread thread;
-
-  std::uint64_t next_random() noexcept {  // xorshift64
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-  }
 };
 
 namespace {
@@ -107,7 +122,7 @@ void worker_pool::stop() {
   stopped_.store(true, std::memory_order_relaxed);
   handshake_fence();
   for (auto& w : workers_) {
-    if (w->lifo_slot != nullptr) std::exchange(w->lifo_slot, nullptr)->discard();
+    if (w->own.lifo_slot != nullptr) std::exchange(w->own.lifo_slot, nullptr)->discard();
     while (task* t = w->queue.pop()) t->discard();
   }
   discard_inboxes();
@@ -162,8 +177,8 @@ void worker_pool::schedule_stealable(task* t) {
 }
 
 void worker_pool::schedule_local(worker& w, task* t) {
-  task* displaced = w.lifo_slot;
-  w.lifo_slot = t;
+  task* displaced = w.own.lifo_slot;
+  w.own.lifo_slot = t;
   if (displaced != nullptr) {
     push_local(w, displaced);
     wake_if_stealable(w);
@@ -260,10 +275,17 @@ void worker_pool::run_due_timers() {
   if (timers_.next_deadline_ns() == timer_queue::no_deadline) return;
   const auto now = timer_queue::clock::now();
   if (timers_.next_deadline_ns() > timer_queue::to_ns(now)) return;
-  // Step 4 (header): a periodic timer re-armed by this run is a new deadline the keeper
-  // has not heard of; it may be sleeping until a later one.
-  if (timers_.run_due(now) != 0 && timers_.next_deadline_ns() != timer_queue::no_deadline) {
-    deadline_published();
+  if (timers_.run_due(now) == 0 || timers_.next_deadline_ns() == timer_queue::no_deadline) return;
+  // Step 4 (header): a periodic timer re-armed by this run is a new deadline that a keeper
+  // (another worker: this one cleared itself as keeper before running timers) may be
+  // sleeping past. Without a keeper nobody needs waking: this worker is awake and will
+  // itself become keeper when it parks, or look at the timers again while it polls.
+  stress_point();
+  handshake_fence();  // the re-armed deadline is published; now read the keeper
+  const int keeper = timer_keeper_.load(std::memory_order_relaxed);
+  const auto* self = current_pool == this ? static_cast<const worker*>(current_worker) : nullptr;
+  if (keeper != no_keeper && (self == nullptr || static_cast<int>(self->index) != keeper)) {
+    workers_[static_cast<std::size_t>(keeper)]->event.notify();
   }
 }
 
@@ -299,7 +321,7 @@ void worker_pool::run_worker(worker& w) {
       push_local(w, t);
       // The re-queued task is stealable; if the worker has something else to run, let a
       // parked worker take one of them.
-      if (w.lifo_slot != nullptr || w.queue.size_approx() > 1) wake_if_stealable(w);
+      if (w.own.lifo_slot != nullptr || w.queue.size_approx() > 1) wake_if_stealable(w);
     }
   }
   current_pool = nullptr;
@@ -309,14 +331,14 @@ void worker_pool::run_worker(worker& w) {
 task* worker_pool::next_local(worker& w) {
   // Every so often the inbox goes first: a worker whose queue never empties (a task that
   // keeps returning resume_later) would otherwise starve work scheduled from outside.
-  if (++w.ticks % inbox_check_interval == 0) {
+  if (++w.own.ticks % inbox_check_interval == 0) {
     if (task* t = take_inbox(w)) return t;
   }
-  if (w.lifo_slot != nullptr) {
-    task* t = w.lifo_slot;
-    w.lifo_slot = nullptr;
-    if (w.lifo_streak < max_lifo_streak) {
-      ++w.lifo_streak;
+  if (w.own.lifo_slot != nullptr) {
+    task* t = w.own.lifo_slot;
+    w.own.lifo_slot = nullptr;
+    if (w.own.lifo_streak < max_lifo_streak) {
+      ++w.own.lifo_streak;
       return t;
     }
     // Fairness: let the FIFO queue go first. When the queue holds other tasks, the moved
@@ -328,7 +350,7 @@ task* worker_pool::next_local(worker& w) {
     push_local(w, t);
     if (others_first) wake_if_stealable(w);
   }
-  w.lifo_streak = 0;
+  w.own.lifo_streak = 0;
   if (task* t = w.queue.pop()) return t;
   return take_inbox(w);
 }
@@ -366,7 +388,7 @@ task* worker_pool::pop_inbox(worker& victim) {
 task* worker_pool::steal(worker& w) {
   const std::size_t n = workers_.size();
   if (n < 2) return nullptr;
-  const std::size_t start = w.next_random() % n;
+  const std::size_t start = w.own.next_random() % n;
   for (std::size_t i = 0; i < n; ++i) {
     worker& victim = *workers_[(start + i) % n];
     if (&victim == &w) continue;
@@ -433,7 +455,7 @@ task* worker_pool::find_work(worker& w) {
 }
 
 bool worker_pool::has_visible_work(const worker& w) const {
-  if (w.lifo_slot != nullptr || w.queue.size_approx() > 0 || !w.inbox.empty_approx()) return true;
+  if (w.own.lifo_slot != nullptr || w.queue.size_approx() > 0 || !w.inbox.empty_approx()) return true;
   for (const auto& other : workers_) {
     if (other->queue.size_approx() > 0 || !other->inbox.empty_approx()) return true;
   }

@@ -7,7 +7,13 @@
 
 namespace spate::flow::detail {
 
-graph_state::~graph_state() = default;
+graph_state::~graph_state() {
+  // Items left in edges first, then the tasks, newest first: an item may own something a
+  // task owns (a window message's envelope share, returned to the emitter's pool), and a
+  // router's buffered output may too, so the emitter (built first) goes last.
+  edges_.clear();
+  while (!tasks_.empty()) tasks_.pop_back();
+}
 
 node_stats& graph_state::add_stats(std::string name, std::string kind) {
   auto s = std::make_unique<node_stats>();

@@ -88,6 +88,27 @@ TEST(shutdown_faults, a_graph_with_a_dedicated_thread_node_is_waited_for_after_s
   EXPECT_EQ(rt.dedicated_thread_count(), 0u);
 }
 
+// A wait() already blocked when shutdown begins: the graph's shutdown step must still be
+// registered, or the idle graph is never cancelled and the wait never returns.
+TEST(shutdown_faults, a_wait_blocked_before_shutdown_returns) {
+  spate::runtime rt{two_workers()};
+  flow::graph job(flow::pipeline(flow::make_stage<silent_source>().on_dedicated_thread(),
+                                 flow::sink([](int) {})));
+  job.start(rt);
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    job.wait();
+    returned = true;
+  });
+  std::this_thread::sleep_for(50ms);  // let the waiter block in wait()
+  within(30s, "shutdown under a blocked wait()", [&] {
+    rt.shutdown();
+    waiter.join();
+  });
+  EXPECT_TRUE(returned.load());
+  EXPECT_EQ(rt.dedicated_thread_count(), 0u);
+}
+
 TEST(shutdown_faults, runtime_shutdown_with_every_model_running) {
   spate::runtime rt{two_workers()};
   spate::actor_system actors{rt};

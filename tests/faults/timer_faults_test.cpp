@@ -55,20 +55,65 @@ TEST(timer_faults, timers_fire_when_idle_workers_poll_instead_of_parking) {
   EXPECT_TRUE(eventually(10s, [&] { return once.load() == 1; }));
 }
 
+namespace {
+// A task that does nothing: scheduled from outside, it wakes a parked worker, which then
+// looks at the timers (so the periodic timer is often run by a worker that is not keeper).
+struct nudge final : spate::task {
+  spate::resume_result resume(std::size_t) override {
+    delete this;
+    return spate::resume_result::done;
+  }
+  void discard() noexcept override { delete this; }
+};
+// Runs (yielding its worker now and then) until told to stop.
+struct busy_task final : spate::task {
+  explicit busy_task(std::atomic<bool>* on) : on(on) {}
+  std::atomic<bool>* on;
+  spate::resume_result resume(std::size_t) override {
+    if (!on->load()) {
+      delete this;
+      return spate::resume_result::done;
+    }
+    std::this_thread::sleep_for(50us);
+    return spate::resume_result::resume_later;
+  }
+  void discard() noexcept override { delete this; }
+};
+}  // namespace
+
 // Defect 4: the re-arm of a periodic timer did not tell the timer keeper, which slept on
-// until a later, unrelated deadline (a 2 ms timer saw a 3,998 ms gap).
+// until a later, unrelated deadline (a 2 ms timer saw a 3,998 ms gap). The race, made
+// certain here: while one worker runs a tick (the periodic entry is out of the heap), the
+// other is woken by an outside task and parks again as keeper, reading only the far
+// deadline; the tick's re-arm must reach it.
 TEST(timer_faults, a_periodic_timer_keeps_ticking_while_a_keeper_waits_for_a_later_deadline) {
   for (const bool spin : {false, true}) {
     spate::runtime rt{config_with(spin ? spate::scheduler_config::spin()
                                        : spate::scheduler_config::default_preset())};
-    rt.timers().schedule_after(4s, [] {});  // the keeper's far deadline
-    std::this_thread::sleep_for(20ms);      // let a worker become its keeper
+    rt.timers().schedule_after(4s, [] {});  // the far deadline
+    std::this_thread::sleep_for(20ms);
+    // One worker stays busy for a while, so it runs the first ticks between its tasks.
+    std::atomic<bool> busy{true};
+    rt.pool().schedule(new busy_task(&busy));
     std::mutex m;
     std::vector<std::chrono::steady_clock::time_point> at;
     const auto id = rt.timers().schedule_periodic(2ms, 2ms, [&] {
-      std::lock_guard lock(m);
-      at.push_back(std::chrono::steady_clock::now());
+      std::size_t n;
+      {
+        std::lock_guard lock(m);
+        at.push_back(std::chrono::steady_clock::now());
+        n = at.size();
+      }
+      if (n <= 5) {  // wake the other worker from outside; let it park again meanwhile
+        std::thread([&] { rt.pool().schedule(new nudge); }).join();
+        std::this_thread::sleep_for(3ms);
+      }
     });
+    ASSERT_TRUE(eventually(10s, [&] {
+      std::lock_guard lock(m);
+      return at.size() >= 6;
+    }));
+    busy = false;  // both workers idle from here: the ticks must go on
     ASSERT_TRUE(eventually(10s, [&] {
       std::lock_guard lock(m);
       return at.size() >= 100;

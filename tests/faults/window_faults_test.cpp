@@ -48,7 +48,7 @@ spate::runtime_config two_workers() {
 }
 
 template <class Pattern>
-void run_and_fail(Pattern pattern, bool cancel_instead) {
+void run_and_fail(Pattern pattern, bool cancel_instead, bool fuse_farms = true) {
   live_tuples = 0;
   spate::runtime rt{two_workers()};
   std::atomic<long> results{0};
@@ -64,7 +64,7 @@ void run_and_fail(Pattern pattern, bool cancel_instead) {
           std::this_thread::sleep_for(20us);
           if (++results == 500 && !cancel_instead) throw std::runtime_error("sink failed");
         })),
-        flow::graph_options{.channel_capacity = 64});
+        flow::graph_options{.channel_capacity = 64, .fuse_farms = fuse_farms});
     job.start(rt);
     if (cancel_instead) {
       ASSERT_TRUE(fault_test::eventually(10s, [&] { return results.load() >= 500; }));
@@ -97,6 +97,19 @@ TEST(window_faults, a_failing_graph_releases_every_envelope_in_flight) {
                  false);
     run_and_fail(window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, memory),
                  false);
+  }
+}
+
+// Without fusion a router sits between the emitter and the workers, and its output buffer
+// holds messages too: they are released before the emitter (and its pool) is destroyed.
+TEST(window_faults, a_failing_unfused_graph_releases_what_its_router_buffers) {
+  for (auto memory : {window::tuple_memory::slab, window::tuple_memory::heap}) {
+    SCOPED_TRACE(memory == window::tuple_memory::slab ? "slab" : "heap");
+    const window::count_window spec{.length = 50, .slide = 5};
+    run_and_fail(window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, memory),
+                 false, false);
+    run_and_fail(window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, memory),
+                 true, false);
   }
 }
 

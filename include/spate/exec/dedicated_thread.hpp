@@ -38,8 +38,9 @@ class dedicated_thread final : public executor {
   void join();
   /// True when called on this thread.
   bool is_current_thread() const noexcept { return thread_.get_id() == std::this_thread::get_id(); }
-  /// True once the thread ran a task to `done` and was asked to stop, or stopped.
-  bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+  /// True once the thread has left its loop and discarded what was left: joining it waits
+  /// only for its return.
+  bool finished() const noexcept { return exited_.load(std::memory_order_acquire); }
 
  private:
   void run();
@@ -50,7 +51,8 @@ class dedicated_thread final : public executor {
   std::atomic_flag draining_;  ///< after the thread ended: one drainer of queue_ at a time
   waiter waiter_;
   std::atomic<bool> stopping_{false};
-  std::atomic<bool> finished_{false};
+  std::atomic<bool> finished_{false};  ///< left its loop: schedule() discards from now on
+  std::atomic<bool> exited_{false};    ///< ... and drained: only the return is left
   std::thread thread_;
 };
 

@@ -32,8 +32,10 @@
 //      pending), and a polling worker at every steal attempt, so timers also fire when no
 //      worker parks (the spin preset) — late by at most that many tasks' run time.
 //   4. A run of the timers that re-armed a periodic timer has published a new deadline
-//      like add_timer() does, and signals the keeper the same way (step 2): the keeper may
-//      be sleeping until a later deadline.
+//      like add_timer() does, and signals the keeper the same way (step 2) when the keeper
+//      is another worker: it may be sleeping until a later deadline. With no keeper nobody
+//      is woken: the running worker becomes keeper when it parks (step 1), or keeps looking
+//      at the timers while it polls (step 3).
 #include <atomic>
 #include <chrono>
 #include <cstddef>

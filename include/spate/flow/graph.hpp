@@ -196,7 +196,13 @@ class graph {
           std::make_unique<dedicated_thread>("spate-node", pool.config().task_budget, cpu));
       return *owned_threads_.back();
     });
-    build_(b);
+    try {
+      build_(b);
+    } catch (...) {  // threads started for the nodes built so far are not leaked
+      for (auto* t : runtime_threads_) runtime_->retire_dedicated_thread(*t);
+      runtime_threads_.clear();
+      throw;
+    }
     const std::lock_guard lock(state_mutex_);
     state_ = std::move(state);
   }
@@ -220,10 +226,12 @@ class graph {
   }
   void finish_run() {
     waited_ = true;
-    forget_shutdown_step();
+    // The shutdown step stays registered while this waits: a runtime shut down meanwhile
+    // must still cancel the graph, or a wait on idle nodes would never return.
     struct join_threads {
       graph& g;
       ~join_threads() {
+        g.forget_shutdown_step();
         for (auto* t : g.runtime_threads_) g.runtime_->retire_dedicated_thread(*t);
         g.runtime_threads_.clear();
         for (auto& t : g.owned_threads_) t->stop();

@@ -108,11 +108,8 @@ class graph_state {
 
  private:
   std::vector<std::unique_ptr<node_stats>> stats_;
-  std::vector<std::unique_ptr<node_task_base>> tasks_;
-  // Destroyed before the tasks (members go in reverse order): an item left in an edge may
-  // own something a task owns (a window message's envelope share, returned to the
-  // emitter's pool: window/detail/routed_tuple.hpp).
-  std::vector<std::unique_ptr<edge_base>> edges_;
+  std::vector<std::unique_ptr<node_task_base>> tasks_;  ///< destroyed newest first (~graph_state)
+  std::vector<std::unique_ptr<edge_base>> edges_;       ///< destroyed before the tasks
   std::atomic<std::size_t> live_{0};
   std::atomic<bool> cancelled_{false};
   mutable std::mutex mutex_;

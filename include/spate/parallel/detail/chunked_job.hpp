@@ -48,7 +48,7 @@ class chunked_job {
       }
     }
     done_.fetch_add(1);
-    finished_.notify();  // the caller's condition may hold now (claimed_target can shrink)
+    finished_.notify();  // the caller's condition may hold now
     return true;
   }
 

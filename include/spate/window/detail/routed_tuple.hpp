@@ -36,8 +36,9 @@ enum class pattern { key_partitioning, window_farming };
 // releaser index is the same). So a message that never reaches its worker's consume() — in
 // the emitter's output buffer or an edge when the graph is cancelled or fails — still
 // releases its share when the graph's edges and tasks are destroyed, and the tuple is
-// destroyed once. graph_state destroys the edges before the tasks (the emitter owns the
-// pool), and only after every task has ended, so that release has the channel to itself.
+// destroyed once. graph_state destroys the edges before the tasks and the tasks newest
+// first (the emitter, built first, owns the pool; a router's buffer may hold messages), and
+// only after every task has ended, so that release has the channel to itself.
 template <class T>
 struct routed_tuple {
   memory::multicast_envelope<T>* tuple = nullptr;
