@@ -58,9 +58,15 @@ dedicated_thread& runtime::start_dedicated_thread(std::string name,
   return *dedicated_threads_.back();
 }
 
+// Only a thread the runtime still holds: once shutdown() has taken them (step 3) it stops,
+// joins and frees them itself, so `thread` may be gone (a graph's run() returning because
+// the shutdown cancelled it).
 void runtime::retire_dedicated_thread(dedicated_thread& thread) {
-  thread.stop();
   std::lock_guard lock(mutex_);
+  const bool held = std::any_of(dedicated_threads_.begin(), dedicated_threads_.end(),
+                                [&](const auto& t) { return t.get() == &thread; });
+  if (!held) return;
+  thread.stop();
   join_finished_threads_locked();
 }
 
