@@ -52,14 +52,14 @@ struct paced_source : flow::source<int> {
 };
 
 int main() {
-  spate::worker_pool pool;  // one worker per CPU; nodes are tasks on it
+  spate::runtime rt;  // one worker per CPU; nodes are tasks on its pool
 
   {  // 1. Three stages in a few lines.
     std::size_t words = 0;
     flow::graph job(flow::pipeline(
         flow::from_range(std::vector<std::string>{"a stream of words", "and more words"}),
         tokenizer{}, flow::sink([&](std::string&) { ++words; })));
-    job.run(pool);
+    job.run(rt);
     assert(words == 7);
   }
   {  // 2 + 3. Farms, policies, fusion, ordering.
@@ -69,7 +69,7 @@ int main() {
         flow::farm(flow::filter([](const int& x) { return x % 3 == 0; }), 2,    // fused: no router
                    flow::by_key{[](const int& x) { return x % 10; }}),
         flow::sink([&](int& x) { sum += x; })));
-    job.run(pool);
+    job.run(rt);
     long expected = 0;
     for (int x = 0; x < 1000; ++x) expected += (2 * x) % 3 == 0 ? 2 * x : 0;
     assert(sum == expected);
@@ -78,7 +78,7 @@ int main() {
     flow::graph ordered(flow::pipeline(numbers(100),
                                        flow::ordered_farm(flow::map([](int& x) { return x; }), 4),
                                        flow::sink([&](int& x) { in_order.push_back(x); })));
-    ordered.run(pool);
+    ordered.run(rt);
     for (int i = 0; i < 100; ++i) assert(in_order[i] == i);
   }
   {  // 4. Errors: a throwing node stops the graph; run() names it.
@@ -89,7 +89,7 @@ int main() {
                                                  }).named("picky"),
                                    flow::sink([](int&) {})));
     try {
-      job.run(pool);
+      job.run(rt);
       assert(false);
     } catch (const flow::node_error& e) {
       assert(e.node() == "picky");
@@ -99,11 +99,11 @@ int main() {
     int received = 0;
     flow::graph job(
         flow::pipeline(flow::make_stage<paced_source>(), flow::sink([&](int&) { ++received; })));
-    job.run(pool);
+    job.run(rt);
     assert(received == 10'000);
   }
   {  // 6. A graph as an actor.
-    spate::actor_system system;
+    spate::actor_system system{rt};  // actors on the same pool
     spate::scoped_actor self(system);
     auto upper = flow::spawn_graph(system, flow::pipeline(flow::map([](std::string& s) {
                                      for (auto& c : s) c = char(std::toupper(c));
@@ -120,7 +120,7 @@ int main() {
     std::vector<int> v(100'000);
     std::iota(v.begin(), v.end(), 0);
     long total = spate::map_reduce(
-        pool, v, 0L, [](int x) { return long(x); }, [](long a, long b) { return a + b; });
+        rt, v, 0L, [](int x) { return long(x); }, [](long a, long b) { return a + b; });
     assert(total == 4'999'950'000L);
   }
   std::cout << "all examples ok\n";

@@ -103,10 +103,14 @@ int main(int argc, char** argv) {
                      }).named("merger")),
       flow::graph_options{.measure_busy_time = true});
 
-  spate::worker_pool pool(scheduler);
+  // The environment and --spate.* arguments are in `scheduler` already.
+  spate::runtime_config config;
+  config.scheduler = scheduler;
+  config.read_environment = false;
+  spate::runtime rt(config);
   spate::observe::metrics_registry registry;
   auto watching_job = spate::observe::watch(registry, job, "wordcount");
-  auto watching_pool = spate::observe::watch(registry, pool);
+  auto watching_pool = spate::observe::watch(registry, rt.pool());
 #ifdef SPATE_DEMO_METRICS_SERVER
   std::optional<spate::observe::metrics_server> metrics;
   if (metrics_port != 0) {
@@ -129,7 +133,7 @@ int main(int argc, char** argv) {
   spate::observe::progress_reporter reporter(spate::observe::items_through(job, "splitter"),
                                              progress);
   try {
-    job.run(pool);
+    job.run(rt);
   } catch (const flow::node_error& e) {
     reporter.stop();
     std::cerr << e.what() << '\n';

@@ -88,7 +88,7 @@ template <class Record, output_check Check, class Make>
 json run_spate(const bench_params& p, const std::vector<Record>& records, const run_shape& s,
                Make&& make, Check check) {
   namespace flow = spate::flow;
-  spate::worker_pool pool(spate_config(p).scheduler);
+  spate::runtime rt(spate_runtime_config(p));
   std::vector<std::int64_t> latencies;
   flow::graph_options options;
   if (s.queue_limit != 0) options.channel_capacity = s.queue_limit;
@@ -101,7 +101,7 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
                        })),
                   options);
   json m;
-  timed_run(m, [&] { job.run(pool); });
+  timed_run(m, [&] { job.run(rt); });
   return report(std::move(m), s.total, check, std::move(latencies));
 }
 

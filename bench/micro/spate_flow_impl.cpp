@@ -16,10 +16,6 @@ namespace {
 
 namespace flow = spate::flow;
 
-spate::scheduler_config flow_scheduler(const bench_params& p) {
-  return spate_config(p).scheduler;
-}
-
 // How the pool spent the run: activations, steals, parks and idle time over all workers
 // (what tells a scheduling problem from a slow operator).
 void add_pool_metrics(json& m, const spate::worker_pool& pool) {
@@ -52,7 +48,7 @@ auto forwarder() {
 
 json pipeline3(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
-  spate::worker_pool pool(flow_scheduler(p));
+  spate::runtime rt(spate_runtime_config(p));
   std::uint64_t checksum = 0;
   flow::graph g(flow::pipeline(flow::generate<tuple24>(n,
                                                        [](std::size_t i) {
@@ -61,7 +57,7 @@ json pipeline3(const bench_params& p) {
                                forwarder<tuple24>(),
                                flow::sink([&](tuple24& t) { checksum += t.value; })));
   json m;
-  timed_run(m, [&] { g.run(pool); });
+  timed_run(m, [&] { g.run(rt); });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("pipeline3: wrong checksum");
   add_items_per_s(m, n);
   return m;
@@ -69,13 +65,13 @@ json pipeline3(const bench_params& p) {
 
 json prodcons(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
-  spate::worker_pool pool(flow_scheduler(p));
+  spate::runtime rt(spate_runtime_config(p));
   std::uint64_t checksum = 0;
   flow::graph g(flow::pipeline(
       flow::generate<std::uint32_t>(n, [](std::size_t i) { return std::uint32_t(i); }),
       flow::sink([&](std::uint32_t& x) { checksum += x; })));
   json m;
-  timed_run(m, [&] { g.run(pool); });
+  timed_run(m, [&] { g.run(rt); });
   if (checksum != word_checksum(n)) throw std::runtime_error("prodcons: wrong checksum");
   add_ns_per_msg(m, n);
   add_items_per_s(m, n);
@@ -105,7 +101,7 @@ json latency_chain(const bench_params& p) {
   const double seconds = p.number("seconds");
   if (stages != 12) throw usage_error("latency_chain --impl spate supports --stages=12");
   if (rate <= 0) throw usage_error("latency_chain needs rate > 0");
-  spate::worker_pool pool(flow_scheduler(p));
+  spate::runtime rt(spate_runtime_config(p));
   auto channel = std::make_shared<flow::detail::feed_channel<stamp>>(std::size_t(1) << 16);
   std::vector<std::int64_t> samples;
   samples.reserve(std::size_t(rate * seconds) + 16);
@@ -115,7 +111,7 @@ json latency_chain(const bench_params& p) {
                        std::make_index_sequence<11>{}));
   json m;
   timed_run(m, [&] {
-    g.start(pool);
+    g.start(rt);
     paced_sends(rate, seconds, [&](std::int64_t sent) {
       spate::backoff full;
       while (!channel->items.try_push(stamp{sent})) full.pause();
@@ -133,7 +129,7 @@ json farm_chain(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   const auto replicas = static_cast<std::size_t>(p.integer("replicas"));
   if (replicas == 0) throw usage_error("farm_chain needs --replicas >= 1");
-  spate::worker_pool pool(flow_scheduler(p));
+  spate::runtime rt(spate_runtime_config(p));
   auto options = graph_options_of(p);
   options.fuse_farms = p.flag("fused");
   options.measure_busy_time = p.flag("busy");
@@ -148,10 +144,10 @@ json farm_chain(const bench_params& p) {
                                flow::sink([&](tuple24& t) { checksum += t.value; })),
                 options);
   json m;
-  timed_run(m, [&] { g.run(pool); });
+  timed_run(m, [&] { g.run(rt); });
   if (checksum != tuple24_checksum(n)) throw std::runtime_error("farm_chain: wrong checksum");
   add_items_per_s(m, n);
-  add_pool_metrics(m, pool);
+  add_pool_metrics(m, rt.pool());
   const auto nodes = g.nodes();
   std::size_t routers = 0;
   for (const auto& node : nodes) routers += node.kind == "router" ? 1 : 0;
@@ -168,7 +164,7 @@ json farm_chain(const bench_params& p) {
 template <std::size_t Nodes, class Forwarder>
 json nodes_vs_cores_with(const bench_params& p, Forwarder forward) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
-  spate::worker_pool pool(flow_scheduler(p));
+  spate::runtime rt(spate_runtime_config(p));
   std::vector<std::int64_t> samples;
   samples.reserve(n / 16 + 1);
   std::uint64_t received = 0;
@@ -188,11 +184,11 @@ json nodes_vs_cores_with(const bench_params& p, Forwarder forward) {
                        std::make_index_sequence<Nodes - 2>{}, forward),
       options);
   json m;
-  timed_run(m, [&] { g.run(pool); });
+  timed_run(m, [&] { g.run(rt); });
   if (received != n) throw std::runtime_error("nodes_vs_cores: lost items");
   add_items_per_s(m, n);
   add_latency_metrics(m, std::move(samples));
-  add_pool_metrics(m, pool);
+  add_pool_metrics(m, rt.pool());
   return m;
 }
 

@@ -16,4 +16,13 @@ inline spate::actor_system_config spate_config(const bench_params& p) {
   return c;
 }
 
+// A runtime for graphs and parallel algorithms: exactly the pool --threads and --polling ask
+// for (the SPATE_* environment does not apply). The runtime wraps that same pool: no timer
+// thread, nothing on a graph's hot path.
+inline spate::runtime_config spate_runtime_config(const bench_params& p) {
+  spate::runtime_config c = spate_config(p);
+  c.read_environment = false;
+  return c;
+}
+
 }  // namespace spate_bench

@@ -30,7 +30,7 @@ auto with_pattern(const bench_params& p, Run&& run) {
 }
 
 json hft_bench(const bench_params& p) {
-  spate::worker_pool pool(spate_config(p).scheduler);
+  spate::runtime rt(spate_runtime_config(p));
   hft::search_options options;
   options.step_seconds = p.number("step");
   options.first_rate = p.number("first_rate");
@@ -39,7 +39,7 @@ json hft_bench(const bench_params& p) {
   options.symbol_count = std::uint32_t(p.integer("symbols"));
   if (options.symbol_count < 1) throw usage_error("hft needs symbols >= 1");
   const auto found = with_pattern(
-      p, [&](auto pattern) { return hft::find_max_rate(pool, std::move(pattern), options); });
+      p, [&](auto pattern) { return hft::find_max_rate(rt, std::move(pattern), options); });
   if (found.max_rate == 0) {
     std::string message = "hft: no probed rate was sustained; probed (quotes/s):";
     for (const auto& [rate, passed] : found.steps) {
@@ -62,7 +62,7 @@ json hft_bench(const bench_params& p) {
 // resident memory in the steady state, the window latency, and how far backpressure held the
 // generator behind the curve.
 json hft_day_bench(const bench_params& p) {
-  spate::worker_pool pool(spate_config(p).scheduler);
+  spate::runtime rt(spate_runtime_config(p));
   hft::day_options options;
   options.peak_rate = p.number("peak");
   options.trough = p.number("trough");
@@ -74,7 +74,7 @@ json hft_day_bench(const bench_params& p) {
       options.trough > 1)
     throw usage_error("hft_day needs day_seconds > 0, peak > 0 and 0 <= trough <= 1");
   const auto day = with_pattern(
-      p, [&](auto pattern) { return hft::run_day(pool, std::move(pattern), options); });
+      p, [&](auto pattern) { return hft::run_day(rt, std::move(pattern), options); });
   json m;
   m["rss_steady_mb"] = day.rss_median_mb;
   m["rss_max_mb"] = day.rss_max_mb;

@@ -27,14 +27,14 @@ using result = window::window_result<std::uint32_t, hft::prediction>;
 namespace {
 
 template <class Pattern>
-std::map<std::uint32_t, std::vector<result>> bounded(spate::worker_pool& pool,
+std::map<std::uint32_t, std::vector<result>> bounded(spate::runtime& rt,
                                                      const std::vector<hft::quote>& quotes,
                                                      Pattern pattern) {
   std::map<std::uint32_t, std::vector<result>> out;
   spate::flow::graph job(
       spate::flow::pipeline(spate::flow::from_range(quotes), std::move(pattern),
                             spate::flow::sink([&](result& r) { out[r.key].push_back(r); })));
-  job.run(pool);
+  job.run(rt);
   return out;
 }
 
@@ -64,9 +64,10 @@ int main(int argc, char** argv) {
   app.add_option("--peak", day_options.peak_rate, "quotes per second at the open and close");
   CLI11_PARSE(app, argc, argv);
 
-  spate::scheduler_config config = spate::scheduler_config::default_preset();
-  config.threads = workers;
-  spate::worker_pool pool(config);
+  spate::runtime_config config;
+  config.scheduler.threads = workers;
+  config.read_environment = false;  // --workers is the pool's size
+  spate::runtime rt(config);
   const auto tuple_memory =
       memory == "slab" ? window::tuple_memory::slab : window::tuple_memory::heap;
 
@@ -82,11 +83,11 @@ int main(int argc, char** argv) {
     for (const auto& [s, w] : expected) windows += w.size();
     std::printf("sequential: %zu windows fitted\n", windows);
     const bool kp =
-        bounded(pool, quotes,
+        bounded(rt, quotes,
                 window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
                                                      workers, tuple_memory)) == expected;
     const bool wf =
-        bounded(pool, quotes,
+        bounded(rt, quotes,
                 window::window_farming<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
                                                    workers, tuple_memory)) == expected;
     const auto& first = expected.begin()->second.front();
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
         pattern == "kp" ? "Key Partitioning" : "Window Farming", memory.c_str(), workers,
         day_options.symbol_count);
     const auto r =
-        with_pattern([&](auto p) { return hft::run_day(pool, std::move(p), day_options); });
+        with_pattern([&](auto p) { return hft::run_day(rt, std::move(p), day_options); });
     std::printf(
         "%llu quotes, %llu windows fitted; window latency p50 %.2f ms, p99 %.2f ms; "
         "generator at most %.3f s behind the curve\n",
@@ -127,7 +128,7 @@ int main(int argc, char** argv) {
       "searching the maximum sustained rate: %s, %s envelopes, %zu workers, 2,836 symbols\n",
       pattern == "kp" ? "Key Partitioning" : "Window Farming", memory.c_str(), workers);
   const auto found =
-      with_pattern([&](auto p) { return hft::find_max_rate(pool, std::move(p), options); });
+      with_pattern([&](auto p) { return hft::find_max_rate(rt, std::move(p), options); });
   for (const auto& [rate, passed] : found.steps)
     std::printf("  %10.0f quotes/s: %s\n", rate, passed ? "sustained" : "not sustained");
   std::printf(

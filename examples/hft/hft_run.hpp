@@ -204,22 +204,22 @@ auto with_pattern(bool key_partitioning, Function function, std::size_t workers,
 // `schedule`, through `pattern` (a window pattern over quotes producing predictions), each
 // window's result to `on_window`.
 template <class Schedule, class Pattern, class OnWindow>
-void run_paced(spate::worker_pool& pool, Schedule& schedule, std::uint32_t symbol_count,
+void run_paced(spate::runtime& rt, Schedule& schedule, std::uint32_t symbol_count,
                std::uint64_t seed, Pattern pattern, OnWindow on_window) {
   spate::flow::graph job(spate::flow::pipeline(
       spate::flow::make_stage<paced_quotes<Schedule>>(&schedule, symbol_count, seed)
           .named("generator")
           .on_dedicated_thread(),
       std::move(pattern), spate::flow::sink(std::move(on_window))));
-  job.run(pool);
+  job.run(rt);
 }
 
 // One search, with `pattern` (a window pattern over quotes producing predictions).
 template <class Pattern>
-search_result find_max_rate(spate::worker_pool& pool, Pattern pattern, search_options o,
+search_result find_max_rate(spate::runtime& rt, Pattern pattern, search_options o,
                             std::uint64_t seed = 1) {
   rate_search search{o};
-  run_paced(pool, search, o.symbol_count, seed, std::move(pattern), [&](result& r) {
+  run_paced(rt, search, o.symbol_count, seed, std::move(pattern), [&](result& r) {
     if (r.complete) search.window_closed(steady_ns() - r.value.newest_stamp_ns);
   });
   return search.result();
@@ -306,7 +306,7 @@ class day_schedule {
 
 // One compressed day through `pattern`, with the process's resident memory sampled.
 template <class Pattern>
-day_result run_day(spate::worker_pool& pool, Pattern pattern, day_options o,
+day_result run_day(spate::runtime& rt, Pattern pattern, day_options o,
                    std::uint64_t seed = 1) {
   day_result result;
   day_schedule schedule{o};
@@ -321,7 +321,7 @@ day_result run_day(spate::worker_pool& pool, Pattern pattern, day_options o,
   });
   std::vector<double> latencies_ms;
   try {
-    run_paced(pool, schedule, o.symbol_count, seed, std::move(pattern), [&](hft::result& r) {
+    run_paced(rt, schedule, o.symbol_count, seed, std::move(pattern), [&](hft::result& r) {
       const std::int64_t now = steady_ns();
       if (!r.complete || now < schedule.day_start()) return;
       ++result.windows;

@@ -58,13 +58,14 @@ dedicated_thread& runtime::start_dedicated_thread(std::string name,
   return *dedicated_threads_.back();
 }
 
+// Only a thread the runtime still holds: once shutdown() has taken them (step 3) it stops,
+// joins and frees them itself, so `thread` may be gone (a graph's run() returning because
+// the shutdown cancelled it).
 void runtime::retire_dedicated_thread(dedicated_thread& thread) {
   std::lock_guard lock(mutex_);
-  // A thread that shutdown already joined and freed (step 3) is not ours to touch: a graph
-  // waited for after the runtime shut down retires threads that are gone.
-  const bool owned = std::any_of(dedicated_threads_.begin(), dedicated_threads_.end(),
-                                 [&](const auto& t) { return t.get() == &thread; });
-  if (!owned) return;
+  const bool held = std::any_of(dedicated_threads_.begin(), dedicated_threads_.end(),
+                                [&](const auto& t) { return t.get() == &thread; });
+  if (!held) return;
   thread.stop();
   join_finished_threads_locked();
 }

@@ -48,7 +48,7 @@ TEST(runtime, environment_reaches_an_actor_system_and_a_graph_built_without_one)
   setenv("SPATE_THREADS", "3", 1);
   {
     spate::actor_system system;
-    EXPECT_EQ(system.scheduler().size(), 3u);
+    EXPECT_EQ(system.pool().size(), 3u);
   }
   unsetenv("SPATE_THREADS");
 }
@@ -66,7 +66,7 @@ TEST(runtime, a_bad_setting_names_the_key) {
 
 namespace {
 struct where : spate::typed_actor<where, int> {
-  void on(int&) { on_pool->store(system().scheduler().is_worker_thread()); }
+  void on(int&) { on_pool->store(system().pool().is_worker_thread()); }
   std::atomic<bool>* on_pool = nullptr;
 };
 }  // namespace
@@ -76,7 +76,7 @@ TEST(runtime, actors_and_graphs_share_one_pool) {
   config.scheduler.threads = 2;
   spate::runtime rt(config);
   spate::actor_system actors(rt);
-  EXPECT_EQ(&actors.scheduler(), &rt.pool());
+  EXPECT_EQ(&actors.pool(), &rt.pool());
   std::atomic<bool> actor_on_pool{false};
   auto a = actors.spawn<where>();
   a.get()->on_pool = &actor_on_pool;

@@ -31,13 +31,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::worker_pool& pool() {
-  static spate::worker_pool p([] {
-    spate::scheduler_config c;
-    c.threads = 2;
+spate::runtime& rt() {
+  static spate::runtime r([] {
+    spate::runtime_config c;
+    c.scheduler = spate::scheduler_config{};
+    c.scheduler.threads = 2;
+    c.read_environment = false;
     return c;
   }());
-  return p;
+  return r;
 }
 
 std::string temp_path(const std::string& name) {
@@ -88,7 +90,7 @@ TEST(io_faults, cancel_ends_a_tcp_sink_whose_peer_does_not_read) {
       flow::generate<std::string>(std::size_t(1) << 40,
                                   [](std::size_t) { return std::string(1000, 'x'); }),
       io::tcp_line_sink("127.0.0.1", peer.port)));
-  job.start(pool());
+  job.start(rt());
   ASSERT_TRUE(peer.accept_within(10'000));
   // The sink's thread (a dedicated "spate-node") blocks once the socket's buffers are full:
   // in sendto() before the fix, in poll() after it. Seen three times in a row, so it is not
@@ -119,7 +121,7 @@ TEST(io_faults, cancel_ends_a_tcp_source_waiting_to_accept_and_its_reader_is_nam
   auto errors = std::make_shared<io::input_errors>();
   flow::graph job(flow::pipeline(io::tcp_line_source(listener, errors),
                                  flow::sink([](io::text_line&) {})));
-  job.start(pool());
+  job.start(rt());
   // Issue 22: reader threads are named after what they read, not after the pool worker
   // that started them.
   ASSERT_TRUE(eventually([] { return !threads_named("spate-tcp-in").empty(); }, 5s))
@@ -145,7 +147,7 @@ TEST(io_faults, line_source_skips_a_line_longer_than_the_limit_and_reads_on) {
   std::vector<io::text_line> lines;
   flow::graph job(flow::pipeline(io::line_source(path, errors),
                                  flow::sink([&](io::text_line& l) { lines.push_back(l); })));
-  job.run(pool());
+  job.run(rt());
   ASSERT_EQ(lines.size(), 4u);  // the default limit (1 MiB) keeps the 1001-byte line
   EXPECT_EQ(lines[0].text, "first");
   EXPECT_EQ(lines[1].number, 3u);
@@ -172,7 +174,7 @@ TEST(io_faults, line_source_skips_a_line_longer_than_the_limit_and_reads_on) {
   flow::graph second(
       flow::pipeline(io::line_source(path, strict_errors, strict),
                      flow::sink([&](io::text_line& l) { kept.push_back(l.text); })));
-  second.run(pool());
+  second.run(rt());
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept[0], std::string(1000, 'a'));
   EXPECT_EQ(kept[1], "last");
@@ -193,7 +195,7 @@ TEST(io_faults, csv_source_skips_a_line_longer_than_the_limit_and_reads_on) {
   flow::graph job(flow::pipeline(
       io::csv_source<int, std::string>(path, errors, options),
       flow::sink([&](std::tuple<int, std::string>& row) { ids.push_back(std::get<0>(row)); })));
-  job.run(pool());
+  job.run(rt());
   EXPECT_EQ(ids, (std::vector<int>{1, 3}));
   ASSERT_EQ(errors->count(), 1u);
   const auto e = errors->examples().at(0);
@@ -209,7 +211,7 @@ TEST(io_faults, a_file_that_cannot_be_opened_fails_the_graph_with_the_os_reason)
   flow::graph lines(flow::pipeline(io::line_source("/nonexistent-dir/x.txt", errors),
                                    flow::sink([](io::text_line&) {})));
   try {
-    lines.run(pool());
+    lines.run(rt());
     FAIL() << "no error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(std::string(e.what()).find(
@@ -220,7 +222,7 @@ TEST(io_faults, a_file_that_cannot_be_opened_fails_the_graph_with_the_os_reason)
   flow::graph csv(flow::pipeline(io::csv_source<int>("/nonexistent-dir/x.csv", errors),
                                  flow::sink([](std::tuple<int>&) {})));
   try {
-    csv.run(pool());
+    csv.run(rt());
     FAIL() << "no error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(std::string(e.what()).find(
@@ -231,7 +233,7 @@ TEST(io_faults, a_file_that_cannot_be_opened_fails_the_graph_with_the_os_reason)
   flow::graph out(flow::pipeline(flow::generate<std::string>(1, [](std::size_t) { return "x"; }),
                                  io::file_sink("/nonexistent-dir/out.txt")));
   try {
-    out.run(pool());
+    out.run(rt());
     FAIL() << "no error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(std::string(e.what()).find(

@@ -29,13 +29,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::worker_pool& pool() {
-  static spate::worker_pool p([] {
-    spate::scheduler_config c;
-    c.threads = 2;
+spate::runtime& rt() {
+  static spate::runtime r([] {
+    spate::runtime_config c;
+    c.scheduler = spate::scheduler_config{};
+    c.scheduler.threads = 2;
+    c.read_environment = false;
     return c;
   }());
-  return p;
+  return r;
 }
 
 // One mock broker in this process (librdkafka's test cluster).
@@ -77,7 +79,7 @@ void produce(const std::string& brokers, const std::string& topic, int n) {
       kafka::sink<int>({.brokers = brokers, .topic = topic, .settings = {}}, [](int& i) {
         return kafka::message{"k" + std::to_string(i % 7), std::to_string(i), std::nullopt};
       })));
-  job.run(pool());
+  job.run(rt());
 }
 
 kafka::consumer_options reading(const std::string& brokers, const std::string& topic,
@@ -133,7 +135,7 @@ TEST(kafka_faults, the_final_commit_of_a_finite_stream_covers_every_record_marke
   {
     flow::graph job(flow::pipeline(kafka::source(reading(cluster.brokers(), "final", "g-final")),
                                    flow::make_stage<late_marker>()));
-    job.run(pool());
+    job.run(rt());
   }  // the source's destruction waits for the final commit
   EXPECT_EQ(committed(cluster.brokers(), "g-final", "final", 3), 3000);
 }
@@ -159,7 +161,7 @@ TEST(kafka_faults, commits_advance_over_records_declared_dropped) {
           ++passed;
           r.at.done();
         })));
-    job.run(pool());
+    job.run(rt());
   }
   EXPECT_EQ(passed.load(), 2000 - 667);
   EXPECT_EQ(committed(cluster.brokers(), "g-dropped", "dropped", 2), 2000);
@@ -178,7 +180,7 @@ TEST(kafka_faults, records_never_marked_stop_the_reader_at_max_in_flight) {
   options.capacity = 64;
   flow::graph job(flow::pipeline(kafka::source(options),
                                  flow::sink([&](kafka::record&) { ++seen; })));  // never marks
-  job.start(pool());
+  job.start(rt());
   ASSERT_TRUE(eventually([&] { return seen.load() >= 300; }, 20s));
   // Nothing to wait for: the claim is that no more records come. A reader that went on
   // would deliver the other 4,700 well within this time.
@@ -209,7 +211,7 @@ TEST(kafka_faults, cancelling_with_deliveries_outstanding_never_marks_a_destroye
                                      ++sent;
                                      return kafka::message{r.key, r.value, r.at};
                                    })));
-    job.start(pool());
+    job.start(rt());
     ASSERT_TRUE(eventually([&] { return sent.load() >= 100; }, 20s));
     job.cancel();
     ASSERT_TRUE(bounded_wait([&] { job.wait(); }, 10s, [] {}).has_value());
@@ -246,7 +248,7 @@ TEST(kafka_faults, cancel_ends_a_source_whose_broker_went_away_at_once) {
                        r.at.done();
                        ++done;
                      })));
-  job->start(pool());
+  job->start(rt());
   ASSERT_TRUE(eventually([&] { return done.load() == 1000; }, 20s));
   EXPECT_FALSE(threads_named("spate-kafka-in").empty()) << "the reader thread has no name";
   cluster.down();
@@ -277,7 +279,7 @@ TEST(kafka_faults, cancel_ends_a_sink_waiting_for_room_in_the_producer_queue) {
                          ++offered;
                          return kafka::message{"k", std::to_string(i), std::nullopt};
                        })));
-  job.start(pool());
+  job.start(rt());
   // The eleventh message finds the queue full (nothing is delivered: the broker is down).
   ASSERT_TRUE(eventually([&] { return offered.load() >= 11; }, 10s));
   job.cancel();
@@ -305,7 +307,7 @@ TEST(kafka_faults, a_source_that_reaches_no_broker_fails_after_connect_timeout) 
   options.connect_timeout = 1500ms;
   flow::graph job(flow::pipeline(kafka::source(options), flow::sink([](kafka::record&) {})));
   std::string failure;
-  job.start(pool());
+  job.start(rt());
   const auto took = bounded_wait(
       [&] {
         try {

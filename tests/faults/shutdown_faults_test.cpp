@@ -132,23 +132,24 @@ TEST(shutdown_faults, runtime_shutdown_with_every_model_running) {
   EXPECT_TRUE(job.finished());
 }
 
-// A bare pool has no shutdown steps: a pool stopped under a graph discards its queued tasks,
-// and each discarded task cancels the graph, so the idle ones end too.
+// A pool stopped under a graph (directly, not through runtime::shutdown(), whose step 1
+// cancels the graph first) discards its queued tasks, and each discarded task cancels the
+// graph, so the idle ones end too.
 TEST(shutdown_faults, a_stopped_pool_ends_a_graph_whose_tasks_are_idle) {
-  spate::worker_pool pool{two_workers().scheduler};
+  spate::runtime rt{two_workers()};
   flow::graph job(flow::pipeline(flow::make_stage<silent_source>(), flow::sink([](int) {})));
-  job.start(pool);
+  job.start(rt);
   std::this_thread::sleep_for(10ms);
   within(30s, "pool stop under an idle graph", [&] {
     job.cancel();  // wakes every task; the pool stops with some of them still queued
-    pool.stop();
+    rt.pool().stop();
     job.wait();
   });
-  spate::worker_pool pool2{two_workers().scheduler};
+  spate::runtime rt2{two_workers()};
   flow::graph job2(flow::pipeline(flow::make_stage<endless_source>(), flow::sink([](int) {})));
-  job2.start(pool2);
+  job2.start(rt2);
   within(30s, "pool stop under a busy graph", [&] {
-    pool2.stop();
+    rt2.pool().stop();
     job2.wait();
   });
 }

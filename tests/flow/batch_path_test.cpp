@@ -37,7 +37,7 @@ auto tracked_source(std::uint64_t n) {
 }  // namespace
 
 TEST(batch_path, moves_move_only_items_in_order_through_small_channels) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   for (std::size_t capacity : {2u, 16u, 1024u}) {
     flow::graph_options options;
     options.channel_capacity = capacity;
@@ -54,14 +54,14 @@ TEST(batch_path, moves_move_only_items_in_order_through_small_channels) {
                          ++received;
                        })),
         options);
-    g.run(pool);
+    g.run(rt);
     EXPECT_EQ(received, n) << "capacity " << capacity;
   }
   EXPECT_EQ(live_items.load(), 0);
 }
 
 TEST(batch_path, farms_of_maps_deliver_every_item_once_fused_and_unfused) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   for (bool fused : {true, false}) {
     flow::graph_options options;
     options.fuse_farms = fused;
@@ -72,7 +72,7 @@ TEST(batch_path, farms_of_maps_deliver_every_item_once_fused_and_unfused) {
     flow::graph g(flow::pipeline(tracked_source(n), flow::farm(pass, 3), flow::farm(pass, 2),
                                  flow::sink([&](tracked& t) { ++seen[*t.value]; })),
                   options);
-    g.run(pool);
+    g.run(rt);
     for (std::uint64_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "item " << i;
   }
   EXPECT_EQ(live_items.load(), 0);
@@ -80,7 +80,7 @@ TEST(batch_path, farms_of_maps_deliver_every_item_once_fused_and_unfused) {
 
 TEST(batch_path, an_exception_mid_batch_cancels_and_leaks_nothing) {
   {
-    spate::worker_pool pool(workers(2));
+    spate::runtime rt(runtime_with(workers(2)));
     auto fail_at = flow::map([](tracked& t) {
                      if (*t.value == 30'000) throw std::runtime_error("bad item 30000");
                      return std::move(t);
@@ -89,7 +89,7 @@ TEST(batch_path, an_exception_mid_batch_cancels_and_leaks_nothing) {
                                  flow::map([](tracked& t) { return std::move(t); }), fail_at,
                                  flow::sink([](tracked&) {})));
     try {
-      g.run(pool);
+      g.run(rt);
       FAIL() << "expected node_error";
     } catch (const flow::node_error& e) {
       EXPECT_NE(e.node().find("checker"), std::string::npos);
@@ -100,7 +100,7 @@ TEST(batch_path, an_exception_mid_batch_cancels_and_leaks_nothing) {
 }
 
 TEST(batch_path, items_per_activation_bounds_what_a_node_handles_before_yielding) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   constexpr std::uint64_t n = 10'000;
   for (std::size_t limit : {8u, 1024u}) {
     flow::graph_options options;
@@ -110,7 +110,7 @@ TEST(batch_path, items_per_activation_bounds_what_a_node_handles_before_yielding
         flow::pipeline(flow::generate<int>(n, [](std::size_t i) { return int(i); }),
                        flow::map([](int& x) { return x; }), flow::sink([&](int&) { ++received; })),
         options);
-    g.run(pool);
+    g.run(rt);
     EXPECT_EQ(received, n);
     for (const auto& node : g.nodes()) {
       const std::uint64_t handled = node.kind == "source" ? node.items_out : node.items_in;
@@ -120,13 +120,13 @@ TEST(batch_path, items_per_activation_bounds_what_a_node_handles_before_yielding
 }
 
 TEST(batch_path, ordered_farm_of_maps_keeps_order_of_move_only_items) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   constexpr std::uint64_t n = 30'000;
   std::uint64_t expected = 0;
   flow::graph g(flow::pipeline(
       tracked_source(n), flow::ordered_farm(flow::map([](tracked& t) { return std::move(t); }), 3),
       flow::sink([&](tracked& t) { EXPECT_EQ(*t.value, expected++); })));
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(expected, n);
   EXPECT_EQ(live_items.load(), 0);
 }

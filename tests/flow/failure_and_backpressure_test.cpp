@@ -8,7 +8,7 @@
 using namespace flow_test;
 
 TEST(failure, exception_in_a_node_stops_the_graph_and_run_rethrows_with_the_node_name) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   auto parse = flow::map([](std::uint64_t& x) -> std::uint64_t {
                  if (x == 12'345) throw std::runtime_error("bad record 12345");
                  return x;
@@ -20,7 +20,7 @@ TEST(failure, exception_in_a_node_stops_the_graph_and_run_rethrows_with_the_node
       flow::farm(parse, 3), flow::farm(flow::map([](std::uint64_t& x) { return x; }), 2),
       flow::sink([&](std::uint64_t&) { ++received; })));
   try {
-    g.run(pool);
+    g.run(rt);
     FAIL() << "expected node_error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(e.node().find("parser"), std::string::npos) << e.node();
@@ -34,14 +34,14 @@ TEST(failure, exception_in_on_start_or_on_stop_is_reported_too) {
     void consume(int&) {}
     void on_stop() { throw std::logic_error("flush failed"); }
   };
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   flow::graph g(
       flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }), bad_stop{}));
-  EXPECT_THROW(g.run(pool), flow::node_error);
+  EXPECT_THROW(g.run(rt), flow::node_error);
 }
 
 TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   flow::graph_options options;
   options.channel_capacity = 16;
   std::atomic<std::uint64_t> produced{0};
@@ -59,7 +59,7 @@ TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
                        std::this_thread::sleep_for(std::chrono::microseconds(50));
                      })),
       options);
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(consumed, n);
   // Two edges of 16 slots, plus one item per node being handled or waiting in a buffer.
   EXPECT_LE(max_in_flight, 2u * 16 + 4);
@@ -69,7 +69,7 @@ TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
 }
 
 TEST(backpressure, send_next_if_reports_a_full_queue_and_keeps_the_item) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::atomic<int> refusals{0};
   std::atomic<bool> finished{false};
   std::vector<int> out;
@@ -78,7 +78,7 @@ TEST(backpressure, send_next_if_reports_a_full_queue_and_keeps_the_item) {
                                  out.push_back(x);
                                  std::this_thread::sleep_for(std::chrono::microseconds(20));
                                })));
-  g.run(pool);
+  g.run(rt);
   ASSERT_EQ(out.size(), 2000u);
   for (int i = 0; i < 2000; ++i) ASSERT_EQ(out[i], i);
   EXPECT_GT(refusals.load(), 0);
@@ -88,25 +88,25 @@ TEST(failure, a_pool_stopped_under_a_running_graph_frees_its_queued_tasks) {
   // LeakSanitizer checks this one: tasks still queued when the pool stops are discarded,
   // and each must drop its reference to the graph's state.
   std::atomic<std::uint64_t> count{0};
-  auto pool = std::make_unique<spate::worker_pool>(workers(2));
+  auto rt = std::make_unique<spate::runtime>(runtime_with(workers(2)));
   auto g = std::make_unique<flow::graph>(flow::pipeline(
       flow::generate<std::uint64_t>(100'000'000, [](std::size_t i) { return i; }),
       flow::farm(flow::map([](std::uint64_t& x) { return x + 1; }), 4),
       flow::sink([&](std::uint64_t&) { count.fetch_add(1, std::memory_order_relaxed); })));
-  g->start(*pool);
+  g->start(*rt);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  pool->stop();  // the graph is still running: its queued tasks are discarded
+  rt->pool().stop();  // the graph is still running: its queued tasks are discarded
   EXPECT_LT(count.load(), 100'000'000u);
   g->cancel();  // wakes the idle ones: a stopped pool discards what is scheduled to it
   EXPECT_TRUE(g->finished()) << "every task must have finished or been discarded";
   g.reset();
-  pool.reset();
+  rt.reset();
 }
 
 // The stall report: printed when nothing moved for a whole period, never for a slow job
 // that keeps moving, and once per stall.
 TEST(stall_report, only_a_graph_without_progress_is_reported) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   flow::graph_options options;
   options.stall_report_after = std::chrono::milliseconds(60);
   // Progress is counted per activation; one item per activation makes every item count.
@@ -119,7 +119,7 @@ TEST(stall_report, only_a_graph_without_progress_is_reported) {
                                  flow::sink([](int&) {})),
                   options);
     testing::internal::CaptureStderr();
-    g.run(pool);
+    g.run(rt);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   }
   {  // stuck for ~400 ms in one item, then done
@@ -131,7 +131,7 @@ TEST(stall_report, only_a_graph_without_progress_is_reported) {
                                  flow::sink([](int&) {})),
                   options);
     testing::internal::CaptureStderr();
-    g.run(pool);
+    g.run(rt);
     const std::string report = testing::internal::GetCapturedStderr();
     const std::string headline = "for 60 ms no item moved and no activation ended";
     EXPECT_NE(report.find(headline), std::string::npos) << report;

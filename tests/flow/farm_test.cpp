@@ -36,7 +36,7 @@ auto keyed_source(std::uint32_t n, std::uint32_t keys) {
 }  // namespace
 
 TEST(farm, round_robin_spreads_evenly_and_loses_nothing) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::map<std::size_t, int> per_replica;
   std::set<std::uint32_t> values;
   // Runs of run_length items per replica: 40'000 is 78 whole rounds of 4 runs and 64
@@ -46,7 +46,7 @@ TEST(farm, round_robin_spreads_evenly_and_loses_nothing) {
                                  ++per_replica[k.replica];
                                  EXPECT_TRUE(values.insert(k.value).second) << "duplicate";
                                })));
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(values.size(), 40'000u);
   ASSERT_EQ(per_replica.size(), 4u);
   constexpr int run = int(flow::round_robin::run_length);
@@ -57,7 +57,7 @@ TEST(farm, round_robin_spreads_evenly_and_loses_nothing) {
 }
 
 TEST(farm, by_key_sends_a_key_always_to_the_same_replica) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::map<std::uint32_t, std::set<std::size_t>> replicas_of_key;
   std::size_t count = 0;
   flow::graph g(flow::pipeline(
@@ -67,7 +67,7 @@ TEST(farm, by_key_sends_a_key_always_to_the_same_replica) {
         replicas_of_key[k.key].insert(k.replica);
         ++count;
       })));
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(count, 50'000u);
   std::set<std::size_t> used;
   for (auto& [key, rs] : replicas_of_key) {
@@ -90,14 +90,14 @@ TEST(farm, broadcast_gives_every_replica_every_item_from_one_shared_copy) {
   struct reader : flow::node<counted, std::pair<std::size_t, int>> {
     void consume(const counted& c) { send_next({replica_index(), c.value}); }
   };
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   auto copies = std::make_shared<std::atomic<int>>(0);
   std::map<std::size_t, std::vector<int>> seen;
   flow::graph g(flow::pipeline(
       flow::generate<counted>(1000, [copies](std::size_t i) { return counted(int(i), copies); }),
       flow::farm(reader{}, 3, flow::broadcast{}),
       flow::sink([&](std::pair<std::size_t, int>& p) { seen[p.first].push_back(p.second); })));
-  g.run(pool);
+  g.run(rt);
   ASSERT_EQ(seen.size(), 3u);
   for (auto& [replica, values] : seen) {
     ASSERT_EQ(values.size(), 1000u) << "replica " << replica;
@@ -107,7 +107,7 @@ TEST(farm, broadcast_gives_every_replica_every_item_from_one_shared_copy) {
 }
 
 TEST(farm, least_loaded_random_and_custom_policies_deliver_everything) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   auto run_with = [&](auto policy, std::map<std::size_t, int>& per_replica) {
     std::size_t count = 0;
     flow::graph g(flow::pipeline(keyed_source(30'000, 3), flow::farm(replica_stamp{}, 3, policy),
@@ -115,7 +115,7 @@ TEST(farm, least_loaded_random_and_custom_policies_deliver_everything) {
                                    ++per_replica[k.replica];
                                    ++count;
                                  })));
-    g.run(pool);
+    g.run(rt);
     return count;
   };
   std::map<std::size_t, int> least, random, custom;
@@ -138,12 +138,12 @@ TEST(farm, ordered_farm_restores_input_order_with_uneven_workers) {
       if (x % 7 == 0) send_next(x * 2 + 1);  // some produce two
     }
   };
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::vector<int> out;
   flow::graph g(flow::pipeline(flow::generate<int>(5000, [](std::size_t i) { return int(i); }),
                                flow::ordered_farm(jittery{}, 4),
                                flow::sink([&](int& x) { out.push_back(x); })));
-  g.run(pool);
+  g.run(rt);
   std::vector<int> expected;
   for (int x = 0; x < 5000; ++x) {
     if (x % 5 != 0) expected.push_back(x * 2);
@@ -160,12 +160,12 @@ TEST(farm, ordered_farm_passes_on_outputs_of_on_start_and_on_stop) {
     void consume(int& x) { send_next(x); }
     void on_stop() { send_next(-100 - int(replica_index())); }  // -100 .. -102
   };
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::vector<int> out;
   flow::graph g(flow::pipeline(flow::generate<int>(3000, [](std::size_t i) { return int(i); }),
                                flow::ordered_farm(with_greetings{}, 3),
                                flow::sink([&](int& x) { out.push_back(x); })));
-  g.run(pool);
+  g.run(rt);
   std::vector<int> items, extras;
   for (int x : out) (x >= 0 ? items : extras).push_back(x);
   ASSERT_EQ(items.size(), 3000u);
@@ -175,13 +175,13 @@ TEST(farm, ordered_farm_passes_on_outputs_of_on_start_and_on_stop) {
 }
 
 TEST(farm, pipeline_as_farm_worker_and_farm_inside_pipeline) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   long sum = 0;
   auto worker = flow::pipeline(flow::map([](int& x) { return x + 1; }),
                                flow::farm(flow::map([](int& x) { return x * 2; }), 2));
   flow::graph g(flow::pipeline(flow::generate<int>(10'000, [](std::size_t i) { return int(i); }),
                                flow::farm(worker, 3), flow::sink([&](int& x) { sum += x; })));
-  g.run(pool);
+  g.run(rt);
   long expected = 0;
   for (long x = 0; x < 10'000; ++x) expected += (x + 1) * 2;
   EXPECT_EQ(sum, expected);
@@ -191,7 +191,7 @@ TEST(farm, pipeline_as_farm_worker_and_farm_inside_pipeline) {
 // farm, because the source applies its policy; each item crosses one hop per farm.
 // Counted from the runtime's own per-node counters.
 TEST(farm, fusion_removes_the_routers_in_front_of_farms) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   constexpr std::uint64_t n = 30'000;
   auto hops_per_item = [&](bool fuse, std::size_t& routers) {
     flow::graph_options options;
@@ -203,7 +203,7 @@ TEST(farm, fusion_removes_the_routers_in_front_of_farms) {
                        flow::farm(forward, 4), flow::farm(forward, 4), flow::farm(forward, 4),
                        flow::sink([&](std::uint64_t&) { ++count; })),
         options);
-    g.run(pool);
+    g.run(rt);
     EXPECT_EQ(count, n);
     std::uint64_t received = 0;
     routers = 0;
@@ -223,7 +223,7 @@ TEST(farm, fusion_removes_the_routers_in_front_of_farms) {
 // A farm after an ordered farm: the collector applies the next farm's policy (by key here),
 // so no router sits between them and the key affinity still holds.
 TEST(farm, fused_farm_after_an_ordered_farm_routes_from_the_collector) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   constexpr int n = 20'000;
   std::mutex mutex;
   std::map<int, std::set<std::size_t>> replicas_of_key;
@@ -246,7 +246,7 @@ TEST(farm, fused_farm_after_an_ordered_farm_routes_from_the_collector) {
                      flow::farm(flow::make_stage<record_replica>(&mutex, &replicas_of_key), 4,
                                 flow::by_key([](const int& x) { return x % 7; })),
                      flow::sink([&](int& x) { out.push_back(x); })));
-  g.run(pool);
+  g.run(rt);
   std::size_t routers = 0;
   for (const auto& node : g.nodes()) routers += node.kind == "router" ? 1 : 0;
   EXPECT_EQ(routers, 1u);  // the ordered farm's own (it numbers the items)
@@ -273,7 +273,7 @@ TEST(farm, send_next_if_from_a_source_tries_every_replica_of_a_fused_farm) {
     std::atomic<bool>* done;
     std::chrono::steady_clock::time_point deadline;
   };
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::atomic<bool> done{false};
   std::atomic<int> refusals{0};
   std::vector<int> out;
@@ -284,7 +284,7 @@ TEST(farm, send_next_if_from_a_source_tries_every_replica_of_a_fused_farm) {
                 // Small queues, so that the stuck replica's fills up: behind a router, the source
                 // would then wait for it.
                 flow::graph_options{.channel_capacity = 16});
-  g.run(pool);
+  g.run(rt);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
       << "the source waited for the stuck replica instead of trying the others";
   ASSERT_EQ(out.size(), 3000u);

@@ -1,5 +1,6 @@
 #pragma once
 #include <gtest/gtest.h>
+#include <spate/exec/runtime.hpp>
 #include <spate/flow.hpp>
 
 #include <atomic>
@@ -14,6 +15,15 @@ namespace flow = spate::flow;
 inline spate::scheduler_config workers(std::size_t n) {
   auto c = spate::scheduler_config::default_preset();
   c.threads = n;
+  return c;
+}
+
+// A runtime configuration with exactly this scheduler: the SPATE_* environment does not
+// override what the test pinned.
+inline spate::runtime_config runtime_with(spate::scheduler_config scheduler) {
+  spate::runtime_config c;
+  c.scheduler = scheduler;
+  c.read_environment = false;
   return c;
 }
 

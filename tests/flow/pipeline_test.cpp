@@ -43,7 +43,7 @@ struct lifecycle_probe : flow::node<std::uint64_t, std::uint64_t> {
 }  // namespace
 
 TEST(pipeline, delivers_everything_in_order_through_lambda_stages) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   constexpr std::uint64_t n = 200'000;
   std::vector<std::uint64_t> out;
   flow::graph g(flow::pipeline(counting_source(n),
@@ -54,7 +54,7 @@ TEST(pipeline, delivers_everything_in_order_through_lambda_stages) {
                                  emit(x + 1);
                                }),
                                flow::sink([&](std::uint64_t& x) { out.push_back(x); })));
-  g.run(pool);
+  g.run(rt);
   ASSERT_EQ(out.size(), n);  // half pass the filter, each emitted twice
   for (std::uint64_t i = 0; i < n / 2; ++i) {
     ASSERT_EQ(out[2 * i], 6 * i);
@@ -63,7 +63,7 @@ TEST(pipeline, delivers_everything_in_order_through_lambda_stages) {
 }
 
 TEST(pipeline, end_of_stream_runs_on_stop_once_per_node_after_draining) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   constexpr std::uint64_t n = 50'000;
   std::atomic<int> stops{0};
   std::atomic<std::uint64_t> seen_at_stop{0};
@@ -72,14 +72,14 @@ TEST(pipeline, end_of_stream_runs_on_stop_once_per_node_after_draining) {
       flow::pipeline(counting_source(n), flow::make_stage<lifecycle_probe>(&stops, &seen_at_stop),
                      flow::farm(flow::make_stage<lifecycle_probe>(&stops, &seen_at_stop), 3),
                      flow::sink([&](std::uint64_t&) { ++received; })));
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(received, n);          // run() returned after the sink finished
   EXPECT_EQ(stops.load(), 1 + 3);  // once per node replica
   EXPECT_EQ(seen_at_stop.load(), 2 * n);
 }
 
 TEST(pipeline, many_more_nodes_than_workers_and_tiny_channels_do_not_deadlock) {
-  spate::worker_pool pool(workers(1));
+  spate::runtime rt(runtime_with(workers(1)));
   flow::graph_options options;
   options.channel_capacity = 2;
   constexpr std::uint64_t n = 20'000;
@@ -93,13 +93,13 @@ TEST(pipeline, many_more_nodes_than_workers_and_tiny_channels_do_not_deadlock) {
                        ++count;
                      })),
       options);
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(count, n);
   EXPECT_EQ(sum, n * (n - 1) / 2 + 16 * n);
 }
 
 TEST(pipeline, node_on_a_dedicated_thread) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::thread::id node_thread;
   std::uint64_t count = 0;
   auto where = flow::map([&](std::uint64_t& x) {
@@ -108,40 +108,40 @@ TEST(pipeline, node_on_a_dedicated_thread) {
                }).on_dedicated_thread();
   flow::graph g(
       flow::pipeline(counting_source(1000), where, flow::sink([&](std::uint64_t&) { ++count; })));
-  g.run(pool);
+  g.run(rt);
   EXPECT_EQ(count, 1000u);
   EXPECT_NE(node_thread, std::this_thread::get_id());
   EXPECT_NE(node_thread, std::thread::id{});
 }
 
 TEST(pipeline, can_run_twice_with_fresh_nodes) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::uint64_t count = 0;
   flow::graph g(flow::pipeline(counting_source(100), flow::sink([&](std::uint64_t&) { ++count; })));
-  g.run(pool);
-  g.run(pool);
+  g.run(rt);
+  g.run(rt);
   EXPECT_EQ(count, 200u);
 }
 
 TEST(pipeline, run_from_a_worker_of_the_same_pool_is_refused) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::atomic<bool> refused{false};
   struct probe final : spate::task {
-    spate::worker_pool* pool;
+    spate::runtime* rt;
     std::atomic<bool>* refused;
     spate::resume_result resume(std::size_t) override {
       flow::graph g(flow::pipeline(counting_source(1), flow::sink([](std::uint64_t&) {})));
       try {
-        g.run(*pool);
+        g.run(*rt);
       } catch (const std::logic_error&) {
         refused->store(true);
       }
       return spate::resume_result::done;
     }
   } t;
-  t.pool = &pool;
+  t.rt = &rt;
   t.refused = &refused;
-  pool.schedule(&t);
+  rt.pool().schedule(&t);
   for (int i = 0; i < 5000 && !refused.load(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(refused.load());
@@ -150,7 +150,7 @@ TEST(pipeline, run_from_a_worker_of_the_same_pool_is_refused) {
 // graph_options::measure_busy_time: the node that does the work is the one reported busy,
 // and no node is busier than the run was long. Off by default: all zeros.
 TEST(pipeline, busy_time_points_at_the_slow_node) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   auto run = [&](bool measure) {
     flow::graph_options options;
     options.measure_busy_time = measure;
@@ -162,7 +162,7 @@ TEST(pipeline, busy_time_points_at_the_slow_node) {
                        }).named("slow")),
         options);
     const auto start = std::chrono::steady_clock::now();
-    g.run(pool);
+    g.run(rt);
     const auto wall = std::chrono::steady_clock::now() - start;
     return std::make_pair(g.nodes(), wall);
   };
@@ -180,7 +180,7 @@ TEST(pipeline, busy_time_points_at_the_slow_node) {
 TEST(pipeline, destroying_a_running_graph_cancels_and_waits_for_it) {
   // The graph owns the threads of its dedicated nodes: destroyed while they ran, it freed
   // them under the nodes (a use after free under AddressSanitizer).
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   std::atomic<std::uint64_t> count{0};
   {
     auto slow = flow::map([&](std::uint64_t& x) {
@@ -189,7 +189,7 @@ TEST(pipeline, destroying_a_running_graph_cancels_and_waits_for_it) {
                 }).on_dedicated_thread();
     flow::graph g(flow::pipeline(counting_source(1'000'000), slow,
                                  flow::sink([&](std::uint64_t&) { count.fetch_add(1); })));
-    g.start(pool);
+    g.start(rt);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }                                     // no wait(), no cancel()
   EXPECT_LT(count.load(), 1'000'000u);  // it was cancelled, not run to the end
@@ -199,13 +199,13 @@ TEST(pipeline, destroying_a_running_graph_cancels_and_waits_for_it) {
 }
 
 TEST(pipeline, generic_lambdas_with_the_input_type_named) {
-  spate::worker_pool pool(workers(2));
+  spate::runtime rt(runtime_with(workers(2)));
   long total = 0;
   flow::graph g(flow::pipeline(flow::generate<int>(100, [](std::size_t i) { return int(i); }),
                                flow::map<int>([](auto& x) { return long(x) * 2; }),
                                flow::filter<long>([](const auto& x) { return x % 4 == 0; }),
                                flow::sink<long>([&](auto& x) { total += x; })));
-  g.run(pool);
+  g.run(rt);
   long expected = 0;
   for (long i = 0; i < 100; ++i) {
     if ((2 * i) % 4 == 0) expected += 2 * i;

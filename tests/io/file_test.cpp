@@ -19,13 +19,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::worker_pool& pool() {
-  static spate::worker_pool p([] {
-    spate::scheduler_config c;
-    c.threads = 2;
+spate::runtime& rt() {
+  static spate::runtime r([] {
+    spate::runtime_config c;
+    c.scheduler = spate::scheduler_config{};
+    c.scheduler.threads = 2;
+    c.read_environment = false;
     return c;
   }());
-  return p;
+  return r;
 }
 
 std::string temp_path(const std::string& name) {
@@ -73,7 +75,7 @@ TEST(file_io, lines_stream_through_in_order_and_malformed_ones_are_counted_not_l
                                    return std::to_string(l.number) + ":" + l.text;
                                  }),
                                  io::file_sink(out_path)));
-  job.run(pool());
+  job.run(rt());
   EXPECT_EQ(read_all(out_path), expected);
   EXPECT_EQ(errors->count(), 5u);
   ASSERT_EQ(errors->examples().size(), 5u);
@@ -102,7 +104,7 @@ TEST(file_io, the_source_reads_no_further_ahead_than_the_graph_takes) {
                                    ++received;
                                  }).named("gated")),
                   {.channel_capacity = 64});
-  job.start(pool());
+  job.start(rt());
   std::this_thread::sleep_for(200ms);
   std::uint64_t read_ahead = 0;
   for (const auto& n : job.nodes()) {
@@ -121,7 +123,7 @@ TEST(file_io, a_missing_input_or_an_unwritable_output_fails_the_graph_naming_the
   flow::graph reading(flow::pipeline(io::line_source("/nonexistent/input.txt", errors),
                                      flow::sink([](io::text_line&) {})));
   try {
-    reading.run(pool());
+    reading.run(rt());
     FAIL() << "expected node_error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot open '/nonexistent/input.txt'"), std::string::npos)
@@ -131,7 +133,7 @@ TEST(file_io, a_missing_input_or_an_unwritable_output_fails_the_graph_naming_the
       flow::pipeline(flow::generate<std::string>(3, [](std::size_t) { return std::string("x"); }),
                      io::file_sink("/nonexistent/dir/out.txt")));
   try {
-    writing.run(pool());
+    writing.run(rt());
     FAIL() << "expected node_error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot create '/nonexistent/dir/out.txt'"),
@@ -175,7 +177,7 @@ TEST(csv, typed_rows_arrive_in_order_and_each_bad_row_is_reported_with_its_colum
   flow::graph job(flow::pipeline(
       io::csv_source<int, std::string, double, bool>(path, errors),
       flow::sink([&](std::tuple<int, std::string, double, bool>& r) { rows.push_back(r); })));
-  job.run(pool());
+  job.run(rt());
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], std::make_tuple(1, std::string("ACME"), 10.5, true));
   EXPECT_EQ(rows[1], std::make_tuple(2, std::string("Big, Co"), 20.0, false));

@@ -15,13 +15,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::worker_pool& pool() {
-  static spate::worker_pool p([] {
-    spate::scheduler_config c;
-    c.threads = 2;
+spate::runtime& rt() {
+  static spate::runtime r([] {
+    spate::runtime_config c;
+    c.scheduler = spate::scheduler_config{};
+    c.scheduler.threads = 2;
+    c.read_environment = false;
     return c;
   }());
-  return p;
+  return r;
 }
 
 }  // namespace
@@ -34,7 +36,7 @@ TEST(tcp_io, lines_from_a_connection_arrive_in_order_and_malformed_ones_are_coun
   options.max_line_bytes = 100;
   flow::graph job(flow::pipeline(io::tcp_line_source(listener, errors, options),
                                  flow::sink([&](io::text_line& l) { received.push_back(l); })));
-  job.start(pool());
+  job.start(rt());
   std::thread client([port = listener->port()] {
     io::tcp_connection c("127.0.0.1", port);
     std::string data;
@@ -86,7 +88,7 @@ TEST(tcp_io, a_slow_graph_holds_the_sender_back_and_then_loses_nothing) {
                                    ++received;
                                  })),
                   {.channel_capacity = 256});
-  job.start(pool());
+  job.start(rt());
   constexpr std::size_t lines = 400'000;  // 40 MB: far more than every buffer on the way
   const std::string line(99, 'y');
   std::atomic<std::size_t> written{0};
@@ -133,7 +135,7 @@ TEST(tcp_io, the_sink_writes_every_line_to_its_peer) {
   flow::graph job(flow::pipeline(
       flow::generate<std::string>(100'000, [](std::size_t i) { return std::to_string(i); }),
       io::tcp_line_sink("127.0.0.1", listener.port())));
-  job.run(pool());
+  job.run(rt());
   peer.join();
   std::string expected;
   for (int i = 0; i < 100'000; ++i) expected += std::to_string(i) + "\n";
@@ -147,7 +149,7 @@ TEST(tcp_io, errors_name_the_address_and_an_unconnected_source_can_be_cancelled)
       flow::pipeline(flow::generate<std::string>(1, [](std::size_t) { return std::string("x"); }),
                      io::tcp_line_sink("127.0.0.1", closed_port)));
   try {
-    job.run(pool());
+    job.run(rt());
     FAIL() << "expected node_error";
   } catch (const flow::node_error& e) {
     EXPECT_NE(
@@ -163,7 +165,7 @@ TEST(tcp_io, errors_name_the_address_and_an_unconnected_source_can_be_cancelled)
   flow::graph waiting(
       flow::pipeline(io::tcp_line_source(listener, std::make_shared<io::input_errors>()),
                      flow::sink([](io::text_line&) {})));
-  waiting.start(pool());
+  waiting.start(rt());
   std::this_thread::sleep_for(50ms);
   waiting.cancel();
   waiting.wait();  // returns: the reader thread saw the stop and ended

@@ -31,13 +31,15 @@ std::string brokers() {
   return b;
 }
 
-spate::worker_pool& pool() {
-  static spate::worker_pool p([] {
-    spate::scheduler_config c;
-    c.threads = 2;
+spate::runtime& rt() {
+  static spate::runtime r([] {
+    spate::runtime_config c;
+    c.scheduler = spate::scheduler_config{};
+    c.scheduler.threads = 2;
+    c.read_environment = false;
     return c;
   }());
-  return p;
+  return r;
 }
 
 // A fresh topic per test (the broker outlives the tests of one ctest run).
@@ -56,7 +58,7 @@ void produce(const std::string& topic, int n, int keys) {
       kafka::sink<int>({.brokers = brokers(), .topic = topic, .settings = {}}, [keys](int& i) {
         return kafka::message{"key" + std::to_string(i % keys), std::to_string(i), std::nullopt};
       })));
-  job.run(pool());
+  job.run(rt());
 }
 
 // Groups are named after their topic: a group left over from an earlier run (its member's
@@ -92,7 +94,7 @@ TEST(kafka, records_written_by_the_sink_are_read_once_in_key_order_and_committed
         ++received;
         r.at.done();
       })));
-  job.run(pool());
+  job.run(rt());
   ASSERT_EQ(received.load(), n);
   ASSERT_EQ(by_key.size(), 50u);
   for (const auto& [key, values] : by_key) {
@@ -111,7 +113,7 @@ TEST(kafka, records_written_by_the_sink_are_read_once_in_key_order_and_committed
     std::this_thread::sleep_for(3s);  // joins first, then one new record arrives
     produce(topic, 1, 1);
   });
-  second.run(pool());
+  second.run(rt());
   producer.join();
   EXPECT_LE(again.load(), 1);
 }
@@ -131,7 +133,7 @@ TEST(kafka, a_job_that_fails_midway_loses_nothing_when_its_group_restarts) {
                          done_before.insert(std::stoi(r.value));
                          r.at.done();
                        })));
-    EXPECT_THROW(failing.run(pool()), flow::node_error);
+    EXPECT_THROW(failing.run(rt()), flow::node_error);
   }
   std::multiset<int> after;
   flow::graph restarted(
@@ -139,7 +141,7 @@ TEST(kafka, a_job_that_fails_midway_loses_nothing_when_its_group_restarts) {
                        after.insert(std::stoi(r.value));
                        r.at.done();
                      })));
-  restarted.run(pool());
+  restarted.run(rt());
   for (int i = 0; i < n; ++i) {
     ASSERT_TRUE(done_before.count(i) == 1 || after.count(i) >= 1) << "record " << i << " lost";
   }
@@ -193,9 +195,9 @@ TEST(kafka, two_consumers_in_one_group_split_the_partitions_and_survive_one_leav
   flow::graph first(flow::pipeline(kafka::source(service), slow_collector(seen_by_first)));
   flow::graph second(flow::pipeline(kafka::source(service), slow_collector(seen_by_second)));
   // The first joins alone and takes every partition; the second's joining splits them.
-  first.start(pool());
+  first.start(rt());
   ASSERT_TRUE(wait_until([&] { return seen(seen_by_first) > 0; }, 60s)) << "the first read nothing";
-  second.start(pool());
+  second.start(rt());
   ASSERT_TRUE(wait_until([&] { return seen(seen_by_second) > 0; }, 60s))
       << "the group never gave the second consumer a partition";
   // The first leaves mid-stream, as a stopped process would; the second takes its

@@ -58,9 +58,11 @@ std::map<std::string, double> parse_prometheus(const std::string& text) {
 }  // namespace
 
 TEST(metrics_server, serves_a_running_job_to_a_scraper_in_prometheus_text_and_json) {
-  spate::scheduler_config config;
-  config.threads = 2;
-  spate::worker_pool pool(config);
+  spate::runtime_config config;
+  config.scheduler = spate::scheduler_config{};
+  config.scheduler.threads = 2;
+  config.read_environment = false;
+  spate::runtime rt(config);
   constexpr std::uint64_t n = 4000;
   std::uint64_t received = 0;
   flow::graph job(flow::pipeline(
@@ -72,7 +74,7 @@ TEST(metrics_server, serves_a_running_job_to_a_scraper_in_prometheus_text_and_js
       flow::sink([&](int&) { ++received; }).named("count")));
   observe::metrics_registry registry;
   auto watching_job = observe::watch(registry, job, "paced");
-  auto watching_pool = observe::watch(registry, pool, "main");
+  auto watching_pool = observe::watch(registry, rt.pool(), "main");
   observe::metrics_server server(registry, {});
   ASSERT_GT(server.port(), 0);
   EXPECT_EQ(server.url(), "http://127.0.0.1:" + std::to_string(server.port()) + "/metrics");
@@ -80,7 +82,7 @@ TEST(metrics_server, serves_a_running_job_to_a_scraper_in_prometheus_text_and_js
   httplib::Client client("127.0.0.1", server.port());
   const std::string counted =
       "spate_node_items_in_total{graph=\"paced\",node=\"count\",kind=\"sink\"}";
-  job.start(pool);
+  job.start(rt);
   double last = 0;
   int scrapes_while_running = 0;
   while (!job.finished()) {

@@ -27,6 +27,14 @@ spate::scheduler_config two_workers() {
   return c;
 }
 
+// A runtime with exactly two_workers() (the SPATE_* environment does not apply).
+spate::runtime_config two_worker_runtime() {
+  spate::runtime_config c;
+  c.scheduler = two_workers();
+  c.read_environment = false;
+  return c;
+}
+
 // source -> farm of 2 (fused, by key) -> farm of 3 (fused, round robin) -> sink
 auto keyed_job(std::uint64_t n, std::uint64_t& received) {
   return flow::pipeline(
@@ -41,14 +49,14 @@ auto keyed_job(std::uint64_t n, std::uint64_t& received) {
 }  // namespace
 
 TEST(watch, a_flow_graph_reports_every_replica_counters_and_its_edges) {
-  spate::worker_pool pool(two_workers());
+  spate::runtime rt(two_worker_runtime());
   std::uint64_t received = 0;
   constexpr std::uint64_t n = 30'000;
   flow::graph job(keyed_job(n, received), {.measure_busy_time = true});
   observe::metrics_registry registry;
   auto watching = observe::watch(registry, job, "keyed");
   EXPECT_TRUE(registry.snapshot().families.empty());  // not started: nothing to report
-  job.run(pool);
+  job.run(rt);
   ASSERT_EQ(received, n);
 
   const auto s = registry.snapshot();
@@ -70,11 +78,11 @@ TEST(watch, a_flow_graph_reports_every_replica_counters_and_its_edges) {
 }
 
 TEST(watch, topology_labels_fused_farm_edges_with_their_policy) {
-  spate::worker_pool pool(two_workers());
+  spate::runtime rt(two_worker_runtime());
   std::uint64_t received = 0;
   flow::graph job(keyed_job(1000, received));
   EXPECT_TRUE(job.topology().nodes.empty());
-  job.run(pool);
+  job.run(rt);
   const auto t = job.topology();
   ASSERT_EQ(t.nodes.size(), 7u);
   ASSERT_EQ(t.edges.size(), 11u);
@@ -102,7 +110,7 @@ TEST(watch, topology_labels_fused_farm_edges_with_their_policy) {
 }
 
 TEST(watch, unfused_and_ordered_farms_show_their_routers_and_collectors) {
-  spate::worker_pool pool(two_workers());
+  spate::runtime rt(two_worker_runtime());
   std::uint64_t received = 0;
   flow::graph job(
       flow::pipeline(
@@ -110,7 +118,7 @@ TEST(watch, unfused_and_ordered_farms_show_their_routers_and_collectors) {
           flow::ordered_farm(flow::map([](int& x) { return x; }).named("same"), 2),
           flow::sink([&](int&) { ++received; }).named("count")),
       {.fuse_farms = false});
-  job.run(pool);
+  job.run(rt);
   const auto t = job.topology();
   std::vector<std::string> kinds;
   for (const auto& n : t.nodes) kinds.push_back(n.kind);
@@ -122,10 +130,10 @@ TEST(watch, unfused_and_ordered_farms_show_their_routers_and_collectors) {
 }
 
 TEST(topology_export, dot_and_mermaid_draw_every_node_and_edge_and_graphviz_accepts_the_dot) {
-  spate::worker_pool pool(two_workers());
+  spate::runtime rt(two_worker_runtime());
   std::uint64_t received = 0;
   flow::graph job(keyed_job(1000, received));
-  job.run(pool);
+  job.run(rt);
   const std::string dot = observe::to_dot(job.topology(), "keyed \"job\"");
   EXPECT_NE(dot.find("digraph \"keyed \\\"job\\\"\""), std::string::npos) << dot;
   EXPECT_NE(dot.find("subgraph cluster_"), std::string::npos);
@@ -158,12 +166,12 @@ TEST(topology_export, dot_and_mermaid_draw_every_node_and_edge_and_graphviz_acce
 }
 
 TEST(watch, workers_report_their_time_and_tasks) {
-  spate::worker_pool pool(two_workers());
+  spate::runtime rt(two_worker_runtime());
   std::uint64_t received = 0;
   flow::graph job(keyed_job(10'000, received));
-  job.run(pool);
+  job.run(rt);
   observe::metrics_registry registry;
-  auto watching = observe::watch(registry, pool, "main");
+  auto watching = observe::watch(registry, rt.pool(), "main");
   const auto s = registry.snapshot();
   ASSERT_EQ(s.find("spate_worker_tasks_total")->samples.size(), 2u);
   const double tasks = *s.value("spate_worker_tasks_total", {{"worker", "0"}}) +
@@ -243,7 +251,7 @@ TEST(progress_reporter, lines_give_share_rate_and_time_left) {
 }
 
 TEST(progress_reporter, reports_a_running_graph_until_stopped) {
-  spate::worker_pool pool(two_workers());
+  spate::runtime rt(two_worker_runtime());
   std::vector<std::string> lines;
   std::mutex m;
   std::uint64_t received = 0;
@@ -262,7 +270,7 @@ TEST(progress_reporter, reports_a_running_graph_until_stopped) {
            const std::lock_guard lock(m);
            lines.push_back(line);
          }});
-    job.run(pool);
+    job.run(rt);
     std::this_thread::sleep_for(50ms);
     EXPECT_EQ(observe::items_through(job, "count")(), n);
     EXPECT_EQ(observe::items_through(job, "numbers")(), n);

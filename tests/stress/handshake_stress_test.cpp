@@ -74,6 +74,15 @@ spate::scheduler_config no_safety_net(std::size_t threads) {
   return c;
 }
 
+// A runtime on exactly that pool (the SPATE_* environment does not apply): graphs run only
+// on a runtime.
+spate::runtime_config runtime_without_safety_net(std::size_t threads) {
+  spate::runtime_config c;
+  c.scheduler = no_safety_net(threads);
+  c.read_environment = false;
+  return c;
+}
+
 // ---- activation: notify / go_idle ---------------------------------------------------------
 
 // A unit whose work is a counter that producers raise; each activation takes what is there.
@@ -329,7 +338,7 @@ TEST(stress, flow_graph_with_tiny_rings_delivers_everything_and_ends) {
   inject_delays on;
   for (int round = 0; round < rounds(); ++round) {
     within(60s, "flow producer-wait / consumer-wake / end of stream", [] {
-      spate::worker_pool pool(no_safety_net(3));
+      spate::runtime rt(runtime_without_safety_net(3));
       constexpr std::uint64_t n = 30'000;
       std::uint64_t sum = 0, count = 0;
       flow::graph_options options;
@@ -344,7 +353,7 @@ TEST(stress, flow_graph_with_tiny_rings_delivers_everything_and_ends) {
                 ++count;
               })),
           options);
-      g.run(pool);
+      g.run(rt);
       EXPECT_EQ(count, n);
       EXPECT_EQ(sum, n * (n - 1) / 2 + 2 * n);
     });
@@ -355,7 +364,7 @@ TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
   inject_delays on;
   for (int round = 0; round < rounds(); ++round) {
     within(60s, "flow cancel", [] {
-      spate::worker_pool pool(no_safety_net(2));
+      spate::runtime rt(runtime_without_safety_net(2));
       for (int attempt = 0; attempt < 20; ++attempt) {
         flow::graph_options options;
         options.channel_capacity = 4;
@@ -363,7 +372,7 @@ TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
                           flow::generate<std::uint64_t>(1'000'000, [](std::size_t i) { return i; }),
                           flow::farm(add_one{}, 2), flow::sink([](std::uint64_t&) {})),
                       options);
-        g.start(pool);
+        g.start(rt);
         std::this_thread::sleep_for(std::chrono::microseconds(50 * attempt));
         g.cancel();
         g.wait();  // every task must end: a stranded one hangs here
@@ -376,7 +385,7 @@ TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
 // ---- wake_timer: ticks racing a node's go_idle, stop racing a tick, cancel then destroy ----
 // (flow/wake_timer.hpp). Ticks every 100 us into a node that has no input in between: each
 // tick must wake it (the source ends only once the node has taken `wanted` ticks). The
-// cancelled graphs are destroyed after their pool, so their timers are only detached.
+// cancelled graphs are destroyed after their runtime, so their timers are only detached.
 
 namespace {
 struct ticked : flow::node<std::uint64_t, std::uint64_t> {
@@ -413,35 +422,35 @@ TEST(stress, wake_timer_ticks_wake_an_idle_node_and_stop_cleanly) {
   inject_delays on;
   for (int round = 0; round < rounds(); ++round) {
     within(60s, "wake_timer tick / go_idle / stop", [] {
-      spate::worker_pool pool(no_safety_net(3));
+      spate::runtime rt(runtime_without_safety_net(3));
       for (int attempt = 0; attempt < 30; ++attempt) {
         std::atomic<int> taken{0};
         std::uint64_t received = 0;
         flow::graph g(flow::pipeline(flow::make_stage<wait_for_ticks>(&taken, 20),
                                      flow::make_stage<ticked>(&taken),
                                      flow::sink([&](std::uint64_t&) { ++received; })));
-        g.run(pool);
+        g.run(rt);
         EXPECT_GE(taken.load(), 20);
         EXPECT_GE(received, 1u);
       }
     });
-    within(60s, "wake_timer cancelled, destroyed after its pool", [] {
+    within(60s, "wake_timer cancelled, destroyed after its runtime", [] {
       std::vector<std::unique_ptr<flow::graph>> graphs;
       std::atomic<int> taken{0};
       {
-        spate::worker_pool pool(no_safety_net(2));
+        spate::runtime rt(runtime_without_safety_net(2));
         for (int attempt = 0; attempt < 10; ++attempt) {
           graphs.push_back(std::make_unique<flow::graph>(
               flow::pipeline(flow::make_stage<wait_for_ticks>(&taken, 1 << 30),
                              flow::make_stage<ticked>(&taken), flow::sink([](std::uint64_t&) {}))));
-          graphs.back()->start(pool);
+          graphs.back()->start(rt);
           std::this_thread::sleep_for(std::chrono::microseconds(100 * attempt));
           graphs.back()->cancel();
           graphs.back()->wait();
           EXPECT_TRUE(graphs.back()->finished());
         }
       }
-      graphs.clear();  // the timers' shared blocks outlive the pool; nodes only detach
+      graphs.clear();  // the timers' shared blocks outlive the runtime; nodes only detach
     });
   }
 }

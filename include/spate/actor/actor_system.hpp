@@ -104,7 +104,7 @@ class actor_system {
   /// The runtime it runs on.
   runtime& context() noexcept { return *runtime_; }
   /// The runtime's worker pool.
-  worker_pool& scheduler() noexcept { return runtime_->pool(); }
+  worker_pool& pool() noexcept { return runtime_->pool(); }
   /// The runtime's timers.
   timer_service& timers() noexcept { return runtime_->timers(); }
   /// Actors not yet terminated (the system's own hidden ones excepted).

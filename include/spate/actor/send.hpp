@@ -93,7 +93,7 @@ auto request(const actor_ref<D>& to, T&& message, std::chrono::nanoseconds timeo
 
 template <class R>
 R response<R>::get() {
-  if (system_->scheduler().is_worker_thread()) {
+  if (system_->pool().is_worker_thread()) {
     throw std::logic_error(
         "spate::response::get() called on a worker thread: blocking there can deadlock the "
         "pool; use response::then(self, ...) inside actors");

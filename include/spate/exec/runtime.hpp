@@ -76,8 +76,8 @@ class runtime {
                                            std::optional<std::size_t> cpu = std::nullopt);
   /// The thread's work is over (its detached actor terminated): it stops once its queue is
   /// empty and is joined and freed by a later start_dedicated_thread / retire call or at
-  /// shutdown, so threads of finished work do not pile up. Callable on that thread itself,
-  /// and after shutdown (a thread shutdown already joined is left alone).
+  /// shutdown, so threads of finished work do not pile up. Callable on that thread itself;
+  /// a thread shutdown() has already taken (step 3) is left to it.
   void retire_dedicated_thread(dedicated_thread& thread);
   /// Dedicated threads not yet joined (tests, diagnostics).
   std::size_t dedicated_thread_count() const;

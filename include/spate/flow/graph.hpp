@@ -1,7 +1,10 @@
 #pragma once
 // A runnable streaming graph: instantiates stage descriptors into node replicas (tasks on
-// a worker pool, or dedicated threads), wires them with bounded SPSC edges, runs them to
-// the end of the stream, and reports the first failure.
+// a runtime's worker pool, or dedicated threads of that runtime), wires them with bounded
+// SPSC edges, runs them to the end of the stream, and reports the first failure.
+//
+// A graph runs only on a runtime (run(rt), start(rt), or run() with a runtime of its own):
+// the runtime owns its threads and stops it at shutdown (runtime.hpp, step 1).
 //
 // How the graph is wired (farm fusion, routers, collectors) is in flow/detail/builder.hpp.
 #include <chrono>
@@ -12,7 +15,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,7 +24,6 @@
 #include "spate/flow/stages.hpp"
 #include "spate/exec/dedicated_thread.hpp"
 #include "spate/exec/runtime.hpp"
-#include "spate/exec/worker_pool.hpp"
 
 namespace spate::flow {
 
@@ -61,8 +62,8 @@ flow::topology read_topology(const graph_state& state);
 }
 
 /// A runnable streaming graph: a pipeline from a source to a sink, instantiated into node
-/// replicas on a worker pool (or dedicated threads) when it starts. It may run again after
-/// wait() returned.
+/// replicas on a runtime's worker pool (or its dedicated threads) when it starts. It may
+/// run again after wait() returned (on the same runtime or another).
 class graph {
  public:
   /// A graph of `stage`, which must start with a source and end with a sink (checked at
@@ -83,11 +84,11 @@ class graph {
   /// for. On a worker of its own pool (a graph actor stopping) it is never waited for:
   /// waiting there could need the very worker it blocks. Its tasks keep their shared state
   /// alive until they end, and its dedicated threads, once their cancelled node has ended,
-  /// are joined by the runtime (or, on a bare pool, by a thread that does only that).
+  /// are joined by the runtime, which must still be alive then.
   ~graph() {
     if (!state_ || waited_) return;
     state_->cancel();
-    if (pool_ != nullptr && pool_->is_worker_thread()) {
+    if (runtime_->pool().is_worker_thread()) {
       forget_shutdown_step();
       release_threads_without_waiting();
       return;
@@ -106,12 +107,6 @@ class graph {
     start(rt);
     finish_run();
   }
-  /// The same on a bare pool, which knows no shutdown steps: stop the graph before the pool.
-  void run(worker_pool& pool) {
-    reject_on_worker(pool, "run");
-    start(pool);
-    finish_run();
-  }
   /// Runs on a runtime of its own, configured as every runtime is (the SPATE_* environment
   /// variables apply).
   void run() {
@@ -126,17 +121,25 @@ class graph {
   /// step: runtime::shutdown() cancels it and waits until every node has ended, so a
   /// wait() blocked meanwhile returns.
   void start(runtime& rt, std::function<void(const std::string&)> on_finished = nullptr) {
-    start_on(rt.pool(), &rt, std::move(on_finished));
-  }
-  /// The same on a bare pool (the graph owns its dedicated threads).
-  void start(worker_pool& pool, std::function<void(const std::string&)> on_finished = nullptr) {
-    start_on(pool, nullptr, std::move(on_finished));
+    if (state_ && !waited_) {
+      throw std::logic_error("spate::flow::graph: started again before wait() returned");
+    }
+    runtime_ = &rt;
+    prepare();
+    waited_ = false;
+    if (on_finished) state_->set_on_finished(std::move(on_finished));
+    state_->set_stall_report_after(options_.stall_report_after);
+    shutdown_key_ = rt.on_shutdown([state = state_] {
+      state->cancel();
+      state->wait_finished();
+    });
+    state_->start(state_);
   }
   /// Blocks until the run started by start() has ended; rethrows a node's failure as
   /// node_error. Not on a worker of the graph's pool (std::logic_error: it would block a
   /// worker the graph may need).
   void wait() {
-    if (pool_ != nullptr) reject_on_worker(*pool_, "wait");
+    if (runtime_ != nullptr) reject_on_worker(runtime_->pool(), "wait");
     finish_run();
   }
   /// Ends the run: every node drops its input and ends (on_cancel, not on_stop). Any thread.
@@ -164,60 +167,34 @@ class graph {
                              "another thread");
     }
   }
-  void start_on(worker_pool& pool, runtime* rt,
-                std::function<void(const std::string&)> on_finished) {
-    if (state_ && !waited_) {
-      throw std::logic_error("spate::flow::graph: started again before wait() returned");
-    }
-    runtime_ = rt;
-    prepare(pool);
-    pool_ = &pool;
-    waited_ = false;
-    if (on_finished) state_->set_on_finished(std::move(on_finished));
-    state_->set_stall_report_after(options_.stall_report_after);
-    if (runtime_ != nullptr) {
-      shutdown_key_ = runtime_->on_shutdown([state = state_] {
-        state->cancel();
-        state->wait_finished();
-      });
-    }
-    state_->start(state_);
-  }
-  void prepare(worker_pool& pool) {
+  void prepare() {
     auto state = std::make_shared<detail::graph_state>();
-    owned_threads_.clear();
     runtime_threads_.clear();
-    detail::builder b(*state, pool, options_, [this, &pool](std::optional<std::size_t> cpu) -> executor& {
-      if (runtime_ != nullptr) {
-        runtime_threads_.push_back(&runtime_->start_dedicated_thread("spate-node", cpu));
-        return *runtime_threads_.back();
-      }
-      owned_threads_.push_back(
-          std::make_unique<dedicated_thread>("spate-node", pool.config().task_budget, cpu));
-      return *owned_threads_.back();
-    });
+    detail::builder b(*state, runtime_->pool(), options_,
+                      [this](std::optional<std::size_t> cpu) -> executor& {
+                        runtime_threads_.push_back(
+                            &runtime_->start_dedicated_thread("spate-node", cpu));
+                        return *runtime_threads_.back();
+                      });
     try {
       build_(b);
     } catch (...) {  // threads started for the nodes built so far are not leaked
-      for (auto* t : runtime_threads_) runtime_->retire_dedicated_thread(*t);
-      runtime_threads_.clear();
+      release_threads_without_waiting();
       throw;
     }
     const std::lock_guard lock(state_mutex_);
     state_ = std::move(state);
   }
   void forget_shutdown_step() {
-    if (runtime_ != nullptr && shutdown_key_ != 0) runtime_->remove_shutdown_step(shutdown_key_);
+    if (shutdown_key_ != 0) runtime_->remove_shutdown_step(shutdown_key_);
     shutdown_key_ = 0;
   }
-  /// After cancel(), off the pool or on it: a thread stops once its (cancelled) node has
-  /// run to its end and its queue is empty.
+  /// The run's dedicated threads go back to the runtime, which joins each once its node
+  /// has run to its end and its queue is empty (a later start_dedicated_thread or retire
+  /// call, or shutdown). Never waits: also used after cancel() on a worker of the pool.
   void release_threads_without_waiting() {
     for (auto* t : runtime_threads_) runtime_->retire_dedicated_thread(*t);
     runtime_threads_.clear();
-    if (owned_threads_.empty()) return;
-    for (auto& t : owned_threads_) t->stop();
-    std::thread([threads = std::move(owned_threads_)] {}).detach();  // joins them as it ends
   }
   /// A reader on another thread (metrics) may race with a restart that replaces the state.
   std::shared_ptr<detail::graph_state> current_state() const {
@@ -228,16 +205,13 @@ class graph {
     waited_ = true;
     // The shutdown step stays registered while this waits: a runtime shut down meanwhile
     // must still cancel the graph, or a wait on idle nodes would never return.
-    struct join_threads {
+    struct release_threads {
       graph& g;
-      ~join_threads() {
+      ~release_threads() {
         g.forget_shutdown_step();
-        for (auto* t : g.runtime_threads_) g.runtime_->retire_dedicated_thread(*t);
-        g.runtime_threads_.clear();
-        for (auto& t : g.owned_threads_) t->stop();
-        for (auto& t : g.owned_threads_) t->join();
+        g.release_threads_without_waiting();
       }
-    } joiner{*this};
+    } releaser{*this};
     state_->wait_and_rethrow();
   }
 
@@ -245,11 +219,9 @@ class graph {
   std::function<void(detail::builder&)> build_;
   mutable std::mutex state_mutex_;  ///< guards replacing state_ against current_state()
   std::shared_ptr<detail::graph_state> state_;
-  std::vector<std::unique_ptr<dedicated_thread>> owned_threads_;  ///< on a bare pool
   std::vector<dedicated_thread*> runtime_threads_;  ///< the runtime's, retired at the end
   bool waited_ = true;  ///< no run in progress that the destructor must end
-  worker_pool* pool_ = nullptr;
-  runtime* runtime_ = nullptr;    ///< null on a bare pool
+  runtime* runtime_ = nullptr;    ///< the runtime of the current (or last) run
   std::size_t shutdown_key_ = 0;  ///< the runtime's shutdown step for this run
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// divide_and_conquer on the shared pool: the sub-problems of one level are solved in
+// divide_and_conquer on the runtime's pool: the sub-problems of one level are solved in
 // parallel (parallel_for with one problem per chunk), recursively.
 #include <cstddef>
 #include <utility>
@@ -12,7 +12,7 @@ namespace spate {
 /// Solves `problem`: base_case(p) when is_base(p), else combine(solutions of divide(p)).
 /// Sub-problems of one level are solved in parallel (recursively), on the same protocol.
 template <class Problem, class IsBase, class BaseCase, class Divide, class Combine>
-auto divide_and_conquer(worker_pool& pool, const Problem& problem, IsBase is_base,
+auto divide_and_conquer(runtime& rt, const Problem& problem, IsBase is_base,
                         BaseCase base_case, Divide divide, Combine combine)
     -> decltype(base_case(problem)) {
   using Result = decltype(base_case(problem));
@@ -20,20 +20,14 @@ auto divide_and_conquer(worker_pool& pool, const Problem& problem, IsBase is_bas
   std::vector<Problem> parts = divide(problem);
   std::vector<Result> solved(parts.size());
   parallel_for(
-      pool, parts.size(),
+      rt, parts.size(),
       [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
-          solved[i] = divide_and_conquer(pool, parts[i], is_base, base_case, divide, combine);
+          solved[i] = divide_and_conquer(rt, parts[i], is_base, base_case, divide, combine);
         }
       },
       1);
   return combine(std::move(solved));
-}
-template <class Problem, class IsBase, class BaseCase, class Divide, class Combine>
-auto divide_and_conquer(runtime& rt, const Problem& problem, IsBase is_base, BaseCase base_case,
-                        Divide divide, Combine combine) -> decltype(base_case(problem)) {
-  return divide_and_conquer(rt.pool(), problem, std::move(is_base), std::move(base_case),
-                            std::move(divide), std::move(combine));
 }
 
 }  // namespace spate

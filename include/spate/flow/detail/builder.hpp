@@ -73,8 +73,8 @@ struct router_node : node<T, T> {
 
 class builder {
  public:
-  // `start_thread` gives a node on a dedicated thread its thread (the graph decides who owns
-  // it: the runtime, or the graph itself on a bare pool).
+  // `start_thread` gives a node on a dedicated thread its thread (the graph takes it from
+  // its runtime, which owns it).
   using thread_starter = std::function<executor&(std::optional<std::size_t> cpu)>;
   builder(graph_state& state, worker_pool& pool, const graph_options& options,
           thread_starter start_thread)
