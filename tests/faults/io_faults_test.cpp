@@ -1,5 +1,6 @@
 // Faults at the io layer's edges (issue 22): a TCP peer that stops reading, reader threads'
 // names, oversized lines, files that cannot be opened.
+#include "../test_runtime.hpp"
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -31,16 +32,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::runtime& rt() {
-  static spate::runtime r([] {
-    spate::runtime_config c;
-    c.scheduler = spate::scheduler_config{};
-    c.scheduler.threads = 2;
-    c.read_environment = false;
-    return c;
-  }());
-  return r;
-}
+spate::runtime& rt() { return spate::test::shared_runtime(); }
 
 std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "spate-faults-" + std::to_string(::getpid()) + "-" + name;

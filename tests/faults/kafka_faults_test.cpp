@@ -1,6 +1,7 @@
 // Faults at the Kafka edges (issue 22), against librdkafka's in-process mock cluster (no
 // JVM): a broker that goes away, one that never answers, a producer torn down with messages
 // in flight, the final commit of a finite stream, records a job drops.
+#include "../test_runtime.hpp"
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -29,16 +30,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::runtime& rt() {
-  static spate::runtime r([] {
-    spate::runtime_config c;
-    c.scheduler = spate::scheduler_config{};
-    c.scheduler.threads = 2;
-    c.read_environment = false;
-    return c;
-  }());
-  return r;
-}
+spate::runtime& rt() { return spate::test::shared_runtime(); }
 
 // One mock broker in this process (librdkafka's test cluster).
 class mock_cluster {

@@ -1,3 +1,4 @@
+#include "../test_runtime.hpp"
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,16 +20,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-spate::runtime& rt() {
-  static spate::runtime r([] {
-    spate::runtime_config c;
-    c.scheduler = spate::scheduler_config{};
-    c.scheduler.threads = 2;
-    c.read_environment = false;
-    return c;
-  }());
-  return r;
-}
+spate::runtime& rt() { return spate::test::shared_runtime(); }
 
 std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "spate_io_" + name;

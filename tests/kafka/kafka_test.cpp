@@ -1,5 +1,6 @@
 // Against a real broker: Apache Kafka in KRaft mode, started for these tests by
 // tools/kafka/broker (a CTest fixture; its address comes in SPATE_KAFKA_BROKERS).
+#include "../test_runtime.hpp"
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 
@@ -31,16 +32,7 @@ std::string brokers() {
   return b;
 }
 
-spate::runtime& rt() {
-  static spate::runtime r([] {
-    spate::runtime_config c;
-    c.scheduler = spate::scheduler_config{};
-    c.scheduler.threads = 2;
-    c.read_environment = false;
-    return c;
-  }());
-  return r;
-}
+spate::runtime& rt() { return spate::test::shared_runtime(); }
 
 // A fresh topic per test (the broker outlives the tests of one ctest run).
 std::string fresh_topic(const std::string& prefix, int partitions) {

@@ -48,6 +48,7 @@ class unit : public task {
 
   /// Where the unit runs. Set it before the first activation.
   void set_executor(executor* e) noexcept { executor_ = e; }
+  /// The executor it runs on (null before set_executor()).
   executor* get_executor() const noexcept { return executor_; }
 
  protected:
