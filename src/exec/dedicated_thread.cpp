@@ -27,7 +27,8 @@ dedicated_thread::~dedicated_thread() {
 void dedicated_thread::schedule(task* t) {
   queue_.push(t);
   waiter_.notify();  // N1 also orders the push before the read of finished_ below
-  if (finished_.load(std::memory_order_relaxed)) discard_queued();
+  // Acquire: the thread's own pops in its loop happen before this drain's pops.
+  if (finished_.load(std::memory_order_acquire)) discard_queued();
 }
 
 void dedicated_thread::stop() {
