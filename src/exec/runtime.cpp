@@ -1,4 +1,5 @@
 #include "spate/exec/runtime.hpp"
+#include "spate/platform/exception_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -30,14 +31,8 @@ runtime::runtime(runtime_config config)
       pool_(std::make_unique<worker_pool>(configured(config_))),
       timers_(std::make_unique<timer_service>(*pool_)) {
   pool_->set_timer_error_handler([this](std::exception_ptr error) {
-    std::string what = "unknown exception";
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    report_error("spate: a timer callback threw: " + what + " (the timer is cancelled)");
+    report_error("spate: a timer callback threw: " + exception_text(error) +
+                 " (the timer is cancelled)");
   });
 }
 

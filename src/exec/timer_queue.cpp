@@ -1,4 +1,5 @@
 #include "spate/exec/detail/timer_queue.hpp"
+#include "spate/platform/exception_text.hpp"
 
 #include <cstdio>
 #include <string>
@@ -68,15 +69,8 @@ bool timer_queue::invoke(std::function<void()>& callback) noexcept {
       }
     } catch (...) {  // a throwing handler (or no memory to copy it): fall back to stderr
     }
-    std::string what = "unknown exception";
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
     std::fprintf(stderr, "spate: a timer callback threw: %s (the timer is cancelled)\n",
-                 what.c_str());
+                 exception_text(error).c_str());
     return false;
   }
 }

@@ -1,6 +1,7 @@
 #include "spate/flow/detail/graph_state.hpp"
 
 #include "spate/flow/detail/node_task_base.hpp"
+#include "spate/platform/exception_text.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -43,13 +44,7 @@ void graph_state::fail(const std::string& node, std::exception_ptr error) {
     if (!error_) {
       error_ = error;
       error_node_ = node;
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        error_message_ = e.what();
-      } catch (...) {
-        error_message_ = "unknown exception";
-      }
+      error_message_ = exception_text(error);
     }
   }
   cancel();

@@ -10,6 +10,7 @@
 
 #include "spate/reactor/detail/reaction_scheduler.hpp"
 #include "spate/exec/runtime.hpp"
+#include "spate/platform/exception_text.hpp"
 
 namespace spate::reactor::detail {
 
@@ -41,13 +42,7 @@ std::string describe_tag(const tag& at, time_point start) {
 }
 
 std::string what_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
+  return exception_text(error, "an exception not derived from std::exception");
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 // No time-out: the waiter's handshake cannot miss the last chunk.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <functional>
