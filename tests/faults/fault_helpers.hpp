@@ -3,12 +3,16 @@
 #include <dirent.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <future>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace spate::test {
 
@@ -70,6 +74,24 @@ inline std::optional<std::chrono::milliseconds> bounded_wait(
   done.get();
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                start);
+}
+
+// Runs `step` on a thread of its own and waits at most `bound` for it. A step still running
+// then is a hang: the test fails with `what` and the process exits at once (the hung thread
+// cannot be cancelled, and the next test must not inherit it). Rethrows the step's exception.
+template <class F>
+void within(std::chrono::milliseconds bound, const std::string& what, F&& step) {
+  std::packaged_task<void()> task(std::forward<F>(step));
+  auto done = task.get_future();
+  std::thread runner(std::move(task));
+  if (done.wait_for(bound) != std::future_status::ready) {
+    std::fprintf(stderr, "HANG: %s did not end within %lld ms\n", what.c_str(),
+                 static_cast<long long>(bound.count()));
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  runner.join();
+  done.get();
 }
 
 }  // namespace spate::test

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "fault_support.hpp"
+#include "fault_helpers.hpp"
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
 #include "spate/interop/graph_actor.hpp"
@@ -17,8 +17,8 @@
 #include "spate/exec/runtime.hpp"
 
 using namespace std::chrono_literals;
-using fault_test::eventually;
-using fault_test::within;
+using spate::test::eventually;
+using spate::test::within;
 namespace flow = spate::flow;
 
 namespace {
@@ -61,7 +61,7 @@ TEST(shutdown_faults, runtime_shutdown_ends_running_graphs_and_wait_returns) {
                                                         flow::sink([&](int) { ++seen; })));
     job.start(rt);
     if (!idle) {
-      ASSERT_TRUE(eventually(10s, [&] { return seen.load() > 1000; }));
+      ASSERT_TRUE(eventually([&] { return seen.load() > 1000; }, 10s));
     }
     within(30s, "runtime shutdown with a running graph", [&] {
       rt.shutdown();
@@ -80,7 +80,7 @@ TEST(shutdown_faults, a_graph_with_a_dedicated_thread_node_is_waited_for_after_s
                                  flow::map([](int& x) { return x + 1; }).on_dedicated_thread(),
                                  flow::sink([&](int) { ++seen; })));
   job.start(rt);
-  ASSERT_TRUE(eventually(10s, [&] { return seen.load() > 1000; }));
+  ASSERT_TRUE(eventually([&] { return seen.load() > 1000; }, 10s));
   within(30s, "shutdown, then wait, with a dedicated-thread node", [&] {
     rt.shutdown();
     job.wait();
@@ -124,7 +124,7 @@ TEST(shutdown_faults, runtime_shutdown_with_every_model_running) {
   job.start(rt);
   std::atomic<int> ticks{0};
   rt.timers().schedule_periodic(1ms, 1ms, [&] { ++ticks; });
-  ASSERT_TRUE(eventually(10s, [&] { return pings.load() > 100 && ticks.load() > 3; }));
+  ASSERT_TRUE(eventually([&] { return pings.load() > 100 && ticks.load() > 3; }, 10s));
   within(30s, "runtime shutdown with actors, a graph and timers running", [&] {
     rt.shutdown();
     job.wait();
@@ -194,7 +194,7 @@ TEST(shutdown_faults, waiting_for_a_graph_on_a_worker_of_its_pool_is_refused) {
       outcome = std::string(e.what()).find("worker") != std::string::npos ? 1 : 3;
     }
   });
-  ASSERT_TRUE(eventually(10s, [&] { return outcome.load() != 0; }));
+  ASSERT_TRUE(eventually([&] { return outcome.load() != 0; }, 10s));
   EXPECT_EQ(outcome.load(), 1);
   job.cancel();
   job.wait();

@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "fault_support.hpp"
+#include "fault_helpers.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/exec/timer_service.hpp"
 
 using namespace std::chrono_literals;
-using fault_test::eventually;
+using spate::test::eventually;
 
 namespace {
 
@@ -43,7 +43,7 @@ TEST(timer_faults, one_shot_and_periodic_timers_fire_under_the_spin_preset) {
   std::atomic<int> once{0}, ticks{0};
   rt.timers().schedule_after(5ms, [&] { once.fetch_add(1); });
   const auto id = rt.timers().schedule_periodic(1ms, 1ms, [&] { ticks.fetch_add(1); });
-  EXPECT_TRUE(eventually(10s, [&] { return once.load() == 1 && ticks.load() >= 5; }))
+  EXPECT_TRUE(eventually([&] { return once.load() == 1 && ticks.load() >= 5; }, 10s))
       << "once=" << once.load() << " ticks=" << ticks.load();
   rt.timers().cancel(id);
 }
@@ -52,7 +52,7 @@ TEST(timer_faults, timers_fire_when_idle_workers_poll_instead_of_parking) {
   spate::runtime rt{config_with(never_parking())};
   std::atomic<int> once{0};
   rt.timers().schedule_after(5ms, [&] { once.fetch_add(1); });
-  EXPECT_TRUE(eventually(10s, [&] { return once.load() == 1; }));
+  EXPECT_TRUE(eventually([&] { return once.load() == 1; }, 10s));
 }
 
 namespace {
@@ -109,15 +109,15 @@ TEST(timer_faults, a_periodic_timer_keeps_ticking_while_a_keeper_waits_for_a_lat
         std::this_thread::sleep_for(3ms);
       }
     });
-    ASSERT_TRUE(eventually(10s, [&] {
+    ASSERT_TRUE(eventually([&] {
       std::lock_guard lock(m);
       return at.size() >= 6;
-    }));
+    }, 10s));
     busy = false;  // both workers idle from here: the ticks must go on
-    ASSERT_TRUE(eventually(10s, [&] {
+    ASSERT_TRUE(eventually([&] {
       std::lock_guard lock(m);
       return at.size() >= 100;
-    }));
+    }, 10s));
     rt.timers().cancel(id);
     std::lock_guard lock(m);
     auto longest = 0ms;
@@ -148,12 +148,12 @@ TEST(timer_faults, a_throwing_callback_is_reported_and_later_timers_still_fire) 
     periodic_runs.fetch_add(1);
     throw std::runtime_error("boom-periodic");
   });
-  ASSERT_TRUE(eventually(10s, [&] {
+  ASSERT_TRUE(eventually([&] {
     std::lock_guard lock(m);
     return reports.size() >= 2;
-  }));
+  }, 10s));
   rt.timers().schedule_after(1ms, [&] { after.fetch_add(1); });
-  EXPECT_TRUE(eventually(10s, [&] { return after.load() == 1; }));
+  EXPECT_TRUE(eventually([&] { return after.load() == 1; }, 10s));
   std::this_thread::sleep_for(20ms);
   EXPECT_EQ(periodic_runs.load(), 1) << "a periodic timer that threw is cancelled";
   EXPECT_EQ(rt.timers().pending(), 0u);

@@ -11,13 +11,14 @@
 #include <string>
 #include <thread>
 
-#include "fault_support.hpp"
+#include "fault_helpers.hpp"
 #include "spate/flow.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/window.hpp"
 
 using namespace std::chrono_literals;
 namespace flow = spate::flow;
+using spate::test::eventually;
 namespace window = spate::window;
 
 namespace {
@@ -67,7 +68,7 @@ void run_and_fail(Pattern pattern, bool cancel_instead, bool fuse_farms = true) 
         flow::graph_options{.channel_capacity = 64, .fuse_farms = fuse_farms});
     job.start(rt);
     if (cancel_instead) {
-      ASSERT_TRUE(fault_test::eventually(10s, [&] { return results.load() >= 500; }));
+      ASSERT_TRUE(eventually([&] { return results.load() >= 500; }, 10s));
       job.cancel();
       job.wait();
     } else {
