@@ -91,7 +91,7 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
   spate::runtime rt(spate_runtime_config(p));
   std::vector<std::int64_t> latencies;
   flow::graph_options options;
-  if (s.queue_limit != 0) options.channel_capacity = s.queue_limit;
+  if (s.queue_limit != 0) options.links.capacity = s.queue_limit;
   using output = typename Check::output_type;
   flow::graph job(make(flow::make_stage<apps::replay_source<Record>>(
                            std::make_shared<const std::vector<Record>>(records), s.rate, s.total),

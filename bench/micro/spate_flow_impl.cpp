@@ -33,10 +33,10 @@ void add_pool_metrics(json& m, const spate::worker_pool& pool) {
   m["idle_ms"] = idle_ms;
 }
 
-// --capacity and --batch: graph_options::channel_capacity and items_per_activation.
+// --capacity and --batch: graph_options::links.capacity and items_per_activation.
 flow::graph_options graph_options_of(const bench_params& p) {
   flow::graph_options options;
-  options.channel_capacity = static_cast<std::size_t>(p.integer("capacity"));
+  options.links.capacity = static_cast<std::size_t>(p.integer("capacity"));
   options.items_per_activation = static_cast<std::size_t>(p.integer("batch"));
   return options;
 }
@@ -102,23 +102,23 @@ json latency_chain(const bench_params& p) {
   if (stages != 12) throw usage_error("latency_chain --impl spate supports --stages=12");
   if (rate <= 0) throw usage_error("latency_chain needs rate > 0");
   spate::runtime rt(spate_runtime_config(p));
-  auto channel = std::make_shared<flow::detail::feed_channel<stamp>>(std::size_t(1) << 16);
+  // The generator thread is the link's producer (a waiter); every stamp wakes the source.
+  spate::waiter room;
+  auto input = std::make_shared<spate::link<stamp>>(
+      spate::link_options{.capacity = std::size_t(1) << 16, .notify_batch = 1}, &room);
   std::vector<std::int64_t> samples;
   samples.reserve(std::size_t(rate * seconds) + 16);
   flow::graph g(
-      forwarding_chain(flow::make_stage<flow::detail::feed_source<stamp>>(channel),
+      forwarding_chain(flow::make_stage<flow::link_source<stamp>>(input),
                        flow::sink([&](stamp& s) { samples.push_back(now_ns() - s.sent_ns); }),
                        std::make_index_sequence<11>{}));
   json m;
   timed_run(m, [&] {
     g.start(rt);
     paced_sends(rate, seconds, [&](std::int64_t sent) {
-      spate::backoff full;
-      while (!channel->items.try_push(stamp{sent})) full.pause();
-      channel->wake();
+      input->push_waiting_for_room(stamp{sent}, [] { return false; });
     });
-    channel->closed.store(true, std::memory_order_release);
-    channel->wake();
+    input->close();
     g.wait();
   });
   add_latency_metrics(m, std::move(samples), latency_warmup_fraction);

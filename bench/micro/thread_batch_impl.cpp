@@ -105,8 +105,8 @@ void forward_batches(blocking_edge<T>& in, blocking_edge<T>& out, std::uint64_t 
 json pipeline3(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   const std::size_t batch = spate_defaults.items_per_activation;
-  blocking_edge<tuple24> first(spate_defaults.channel_capacity);
-  blocking_edge<tuple24> second(spate_defaults.channel_capacity);
+  blocking_edge<tuple24> first(spate_defaults.links.capacity);
+  blocking_edge<tuple24> second(spate_defaults.links.capacity);
   std::uint64_t checksum = 0;
   json m;
   timed_run(m, [&] {
@@ -130,7 +130,7 @@ json pipeline3(const bench_params& p) {
 json prodcons(const bench_params& p) {
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   const std::size_t batch = spate_defaults.items_per_activation;
-  blocking_edge<std::uint32_t> edge(spate_defaults.channel_capacity);
+  blocking_edge<std::uint32_t> edge(spate_defaults.links.capacity);
   std::uint64_t checksum = 0;
   json m;
   timed_run(m, [&] {

@@ -1,7 +1,7 @@
 #include "spate/exec/dedicated_thread.hpp"
 
 #include "spate/platform/cpu_affinity.hpp"
-#include "spate/platform/handshake_fence.hpp"
+#include "spate/exec/detail/handshake_fence.hpp"
 #include "spate/platform/stress_point.hpp"
 
 #include <thread>

@@ -8,7 +8,7 @@
 
 #include "spate/platform/backoff.hpp"
 #include "spate/platform/cpu_affinity.hpp"
-#include "spate/platform/handshake_fence.hpp"
+#include "spate/exec/detail/handshake_fence.hpp"
 #include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/single_writer_counter.hpp"
 #include "spate/platform/stress_point.hpp"

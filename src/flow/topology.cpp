@@ -20,12 +20,11 @@ flow::topology read_topology(const graph_state& state) {
                             std::chrono::nanoseconds{s->busy_ns.load(std::memory_order_relaxed)}});
   }
   for (const auto& e : state.edges()) {
-    if (e->producer == nullptr || e->consumer == nullptr) continue;
-    const std::size_t from = index.at(&e->producer->stats());
-    const std::size_t to = index.at(&e->consumer->stats());
-    const std::size_t queued = e->size_approx();
+    const std::size_t from = index.at(&e.producer->stats());
+    const std::size_t to = index.at(&e.consumer->stats());
+    const std::size_t queued = e.link->size_approx();
     result.nodes[to].queued += queued;
-    result.edges.push_back({from, to, e->capacity(), queued, e->route});
+    result.edges.push_back({from, to, e.link->capacity(), queued, e.route});
   }
   return result;
 }

@@ -55,19 +55,24 @@ tcp_listener::~tcp_listener() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-int tcp_listener::accept_one(const std::atomic<bool>& stop, int wake_fd) {
-  while (!stop.load(std::memory_order_acquire)) {
+int tcp_listener::accept_one(int wake_fd) {
+  for (;;) {
     pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-    const int ready = ::poll(p, wake_fd >= 0 ? 2 : 1, wake_fd >= 0 ? -1 : 50);
+    const int ready = ::poll(p, wake_fd >= 0 ? 2 : 1, -1);
     if (ready < 0 && errno != EINTR) fail("cannot wait for a connection on", address_);
-    if (ready <= 0 || (p[0].revents & POLLIN) == 0) continue;  // the loop looks at `stop`
+    if (ready <= 0) continue;  // EINTR
+    if (wake_fd >= 0 && (p[1].revents & POLLIN) != 0) return -1;  // asked to stop
+    if ((p[0].revents & (POLLERR | POLLNVAL)) != 0) {
+      errno = EBADF;
+      fail("cannot wait for a connection on", address_);
+    }
+    if ((p[0].revents & POLLIN) == 0) continue;
     const int connection = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) return connection;
     if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
       fail("cannot accept a connection on", address_ + ":" + std::to_string(port_));
     }
   }
-  return -1;
 }
 
 tcp_connection::tcp_connection(const std::string& address, int port)
@@ -188,7 +193,7 @@ namespace detail {
 // The reader thread: one connection, until the peer closes it or the source stops.
 void tcp_line_reader::read_connection(thread_feed<text_line>& feed) {
   try {
-    const int fd = listener_->accept_one(feed.stop_flag(), feed.wake_fd());
+    const int fd = listener_->accept_one(feed.wake_fd());
     if (fd < 0) return;
     tcp_connection connection(fd);
     line_splitter splitter(errors_, options_);
@@ -203,6 +208,7 @@ void tcp_line_reader::read_connection(thread_feed<text_line>& feed) {
         break;
       }
       if (!splitter.feed(buffer, static_cast<std::size_t>(n), push)) break;
+      feed.publish();  // before the next read may block
     }
   } catch (const std::exception& e) {
     fail(e.what());

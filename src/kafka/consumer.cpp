@@ -186,11 +186,19 @@ void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
       const auto until = std::min(next_commit, answered_ ? clock::time_point::max()
                                                          : connect_deadline);
       if (tracker_.in_flight() >= options_.max_in_flight) {
+        feed.publish();  // the graph must see the records it is to mark
         tracker_.wait_below(options_.max_in_flight, feed.stop_flag(),
                             std::chrono::milliseconds(millis_until(until)));
         continue;
       }
-      if (rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, millis_until(until))) {
+      // A record at hand is taken without waiting; before a wait, the graph is told of the
+      // records pushed so far (thread_feed T1).
+      rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 0);
+      if (m == nullptr) {
+        feed.publish();
+        m = rd_kafka_consumer_poll(consumer, millis_until(until));
+      }
+      if (m != nullptr) {
         if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           answered_ = true;
           at_end_.insert(m->partition);

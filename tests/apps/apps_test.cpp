@@ -134,7 +134,7 @@ TEST(yahoo, matches_the_sequential_run_with_complete_and_end_of_stream_windows) 
     std::vector<ysb::campaign_count> got;
     auto report = std::make_shared<spate::window::window_report>();
     flow::graph_options small_rings;
-    small_rings.channel_capacity = 64;  // bounds the reordering (see the lateness above)
+    small_rings.links.capacity = 64;  // bounds the reordering (see the lateness above)
     flow::graph job(
         ysb::pipeline(flow::make_stage<apps::replay_source<ysb::event>>(
                           std::make_shared<const std::vector<ysb::event>>(input.records), 0, total),

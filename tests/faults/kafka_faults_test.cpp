@@ -169,7 +169,7 @@ TEST(kafka_faults, records_never_marked_stop_the_reader_at_max_in_flight) {
   auto options = reading(cluster.brokers(), "unmarked", "g-unmarked");
   options.stop_at_end = false;
   options.max_in_flight = 300;
-  options.capacity = 64;
+  options.link.capacity = 64;
   flow::graph job(flow::pipeline(kafka::source(options),
                                  flow::sink([&](kafka::record&) { ++seen; })));  // never marks
   job.start(rt());

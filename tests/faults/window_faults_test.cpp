@@ -65,7 +65,7 @@ void run_and_fail(Pattern pattern, bool cancel_instead, bool fuse_farms = true) 
           std::this_thread::sleep_for(20us);
           if (++results == 500 && !cancel_instead) throw std::runtime_error("sink failed");
         })),
-        flow::graph_options{.channel_capacity = 64, .fuse_farms = fuse_farms});
+        flow::graph_options{.links = {.capacity = 64}, .fuse_farms = fuse_farms});
     job.start(rt);
     if (cancel_instead) {
       ASSERT_TRUE(eventually([&] { return results.load() >= 500; }, 10s));

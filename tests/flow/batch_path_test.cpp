@@ -40,7 +40,7 @@ TEST(batch_path, moves_move_only_items_in_order_through_small_channels) {
   spate::runtime rt(runtime_with(workers(2)));
   for (std::size_t capacity : {2u, 16u, 1024u}) {
     flow::graph_options options;
-    options.channel_capacity = capacity;
+    options.links.capacity = capacity;
     constexpr std::uint64_t n = 50'000;
     auto add_one = flow::map([](tracked& t) {
       ++*t.value;
@@ -65,7 +65,7 @@ TEST(batch_path, farms_of_maps_deliver_every_item_once_fused_and_unfused) {
   for (bool fused : {true, false}) {
     flow::graph_options options;
     options.fuse_farms = fused;
-    options.channel_capacity = 8;
+    options.links.capacity = 8;
     constexpr std::uint64_t n = 40'000;
     auto pass = flow::map([](tracked& t) { return std::move(t); });
     std::vector<int> seen(n, 0);

@@ -43,7 +43,7 @@ TEST(failure, exception_in_on_start_or_on_stop_is_reported_too) {
 TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {
   spate::runtime rt(runtime_with(workers(2)));
   flow::graph_options options;
-  options.channel_capacity = 16;
+  options.links.capacity = 16;
   std::atomic<std::uint64_t> produced{0};
   std::uint64_t consumed = 0, max_in_flight = 0;
   constexpr std::uint64_t n = 3000;

@@ -81,7 +81,7 @@ TEST(pipeline, end_of_stream_runs_on_stop_once_per_node_after_draining) {
 TEST(pipeline, many_more_nodes_than_workers_and_tiny_channels_do_not_deadlock) {
   spate::runtime rt(runtime_with(workers(1)));
   flow::graph_options options;
-  options.channel_capacity = 2;
+  options.links.capacity = 2;
   constexpr std::uint64_t n = 20'000;
   auto forward = flow::map([](std::uint64_t& x) { return x + 1; });
   std::uint64_t sum = 0, count = 0;

@@ -104,7 +104,7 @@ TEST(graph_actor, input_is_bounded_and_the_backlog_shows_in_mailbox_size) {
   spate::scoped_actor self(system);
   std::atomic<bool> gate_open{false};
   flow::graph_options options;
-  options.channel_capacity = 8;
+  options.links.capacity = 8;
   auto g = flow::spawn_graph(system, flow::map([&](int& x) {
                                while (!gate_open.load()) std::this_thread::yield();
                                return x;

@@ -95,7 +95,7 @@ TEST(file_io, the_source_reads_no_further_ahead_than_the_graph_takes) {
                                    while (!gate_open.load()) std::this_thread::sleep_for(1ms);
                                    ++received;
                                  }).named("gated")),
-                  {.channel_capacity = 64});
+                  {.links = {.capacity = 64}});
   job.start(rt());
   std::this_thread::sleep_for(200ms);
   std::uint64_t read_ahead = 0;

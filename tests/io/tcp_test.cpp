@@ -72,14 +72,14 @@ TEST(tcp_io, a_slow_graph_holds_the_sender_back_and_then_loses_nothing) {
   std::uint64_t received = 0;
   bool in_order = true;
   io::tcp_source_options options;
-  options.capacity = 256;
+  options.link.capacity = 256;
   flow::graph job(flow::pipeline(io::tcp_line_source(listener, errors, options),
                                  flow::sink([&](io::text_line& l) {
                                    while (!gate_open.load()) std::this_thread::sleep_for(1ms);
                                    in_order = in_order && l.number == received + 1;
                                    ++received;
                                  })),
-                  {.channel_capacity = 256});
+                  {.links = {.capacity = 256}});
   job.start(rt());
   constexpr std::size_t lines = 400'000;  // 40 MB: far more than every buffer on the way
   const std::string line(99, 'y');
@@ -115,8 +115,7 @@ TEST(tcp_io, the_sink_writes_every_line_to_its_peer) {
   io::tcp_listener listener;
   std::string got;
   std::thread peer([&] {
-    std::atomic<bool> stop{false};
-    io::tcp_connection c(listener.accept_one(stop));
+    io::tcp_connection c(listener.accept_one());
     char buffer[4096];
     while (true) {
       const long n = c.read_some(buffer, sizeof buffer, 10'000);

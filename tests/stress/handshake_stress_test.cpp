@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../actor/test_support.hpp"
+#include "../exec/link_consumers.hpp"
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
 #include "spate/flow/wake_timer.hpp"
@@ -30,6 +31,7 @@
 #include "spate/reactor.hpp"
 #include "spate/exec/wake_handshake.hpp"
 #include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/link.hpp"
 #include "spate/exec/waiter.hpp"
 #include "spate/exec/worker_pool.hpp"
 
@@ -324,6 +326,51 @@ TEST(stress, worker_pool_wakes_parked_workers_for_outside_and_stolen_work) {
   }
 }
 
+// ---- link: items and end-of-stream one way, room the other (exec/link.hpp) ---------------
+
+// A reader-thread producer (waiter end) and a task consumer (unit end) through a two-slot
+// link, delays injected between every publish and re-check: every item arrives, in order,
+// and the end of stream finishes the consumer.
+TEST(stress, link_from_a_thread_to_a_task_loses_nothing_and_ends) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "link thread -> task", [] {
+      spate::worker_pool pool(no_safety_net(2));
+      spate::waiter room;
+      spate::link<int> l({.capacity = 2, .notify_batch = 3}, &room);
+      spate_test::link_draining_unit consumer(l);
+      consumer.set_executor(&pool);
+      l.set_consumer(&consumer);
+      pool.schedule(&consumer);
+      constexpr int n = 20'000;
+      for (int i = 0; i < n; ++i) ASSERT_TRUE(l.push_waiting_for_room(i, [] { return false; }));
+      l.close();
+      while (!consumer.done.load(std::memory_order_acquire)) std::this_thread::sleep_for(100us);
+      EXPECT_EQ(consumer.got, spate_test::zero_to(n));
+      pool.stop();
+    });
+  }
+}
+
+// Both ends threads (waiters), the consumer popping one item at a time (pop_and_release).
+TEST(stress, link_between_two_threads_loses_nothing_and_ends) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "link thread -> thread", [] {
+      spate::waiter room, items;
+      spate::link<int> l({.capacity = 2, .notify_batch = 2}, &room, &items);
+      constexpr int n = 20'000;
+      std::thread producer([&] {
+        for (int i = 0; i < n; ++i) l.push_waiting_for_room(i, [] { return false; });
+        l.close();
+      });
+      const auto got = spate_test::drain_on_this_thread(l, items);
+      producer.join();
+      EXPECT_EQ(got, spate_test::zero_to(n));
+    });
+  }
+}
+
 // ---- flow: producer waits for room / consumer wakes, by key over many edges, EOS ---------
 
 namespace {
@@ -342,7 +389,7 @@ TEST(stress, flow_graph_with_tiny_rings_delivers_everything_and_ends) {
       constexpr std::uint64_t n = 30'000;
       std::uint64_t sum = 0, count = 0;
       flow::graph_options options;
-      options.channel_capacity = 2;  // nearly every send waits for room
+      options.links.capacity = 2;  // nearly every send waits for room
       options.items_per_activation = 3;
       flow::graph g(
           flow::pipeline(
@@ -367,7 +414,7 @@ TEST(stress, flow_cancel_racing_the_stream_ends_every_task) {
       spate::runtime rt(runtime_without_safety_net(2));
       for (int attempt = 0; attempt < 20; ++attempt) {
         flow::graph_options options;
-        options.channel_capacity = 4;
+        options.links.capacity = 4;
         flow::graph g(flow::pipeline(
                           flow::generate<std::uint64_t>(1'000'000, [](std::size_t i) { return i; }),
                           flow::farm(add_one{}, 2), flow::sink([](std::uint64_t&) {})),
@@ -559,7 +606,7 @@ TEST(stress, graph_actor_input_full_and_drained_loses_nothing) {
       spate::actor_system system(config);
       spate::scoped_actor self(system);
       flow::graph_options options;
-      options.channel_capacity = 2;  // the actor stops at nearly every item
+      options.links.capacity = 2;  // the actor stops at nearly every item
       options.items_per_activation = 3;
       auto g = flow::spawn_graph(system, flow::map([](std::uint64_t& v) { return v + 1; }),
                                  spate::actor(self), options);

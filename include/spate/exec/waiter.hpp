@@ -38,7 +38,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "spate/platform/handshake_fence.hpp"
+#include "spate/exec/detail/handshake_fence.hpp"
 #include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/stress_point.hpp"
 

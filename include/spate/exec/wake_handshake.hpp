@@ -50,7 +50,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "spate/platform/handshake_fence.hpp"
+#include "spate/exec/detail/handshake_fence.hpp"
 #include "spate/platform/stress_point.hpp"
 
 namespace spate {

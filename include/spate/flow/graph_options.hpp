@@ -1,13 +1,18 @@
 #pragma once
-// How a graph runs: edge capacity, batching, fusion, measurements, stall reports.
+// How a graph runs: edge links, batching, fusion, measurements, stall reports.
 #include <chrono>
 #include <cstddef>
+
+#include "spate/exec/link.hpp"
 
 namespace spate::flow {
 
 /// How a graph runs (flow::graph's second argument).
 struct graph_options {
-  std::size_t channel_capacity = 1024;  ///< items per edge (rounded up to a power of two)
+  /// Every edge's link: capacity (items, rounded up to a power of two), the level at which a
+  /// producer blocked on a full edge resumes, and the items per consumer wake-up. A stage's
+  /// stage_options::input_links overrides it for the edges into that stage.
+  link_options links{};
   /// Plain farms get no router stage: the stage in front applies the farm's policy (farm
   /// fusion, flow/detail/builder.hpp). false: every farm has a router (the paper's unfused
   /// skeleton, for comparisons).

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "spate/exec/link.hpp"
 #include "spate/flow/node.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/platform/callable_traits.hpp"
@@ -27,7 +28,18 @@ struct stage_options {
   std::string name;                       ///< in errors, metrics and topology pictures
   bool dedicated_thread = false;          ///< run on a thread of its own instead of the pool
   std::optional<std::size_t> pin_to_cpu;  ///< with dedicated_thread
+  /// The links into this stage's nodes; unset: graph_options::links.
+  std::optional<link_options> input_links;
 };
+
+namespace detail {
+// The options of a stage that sets nothing but its name.
+inline stage_options named_options(std::string name) {
+  stage_options options;
+  options.name = std::move(name);
+  return options;
+}
+}  // namespace detail
 
 /// A stage of one node type: `make` builds a node for each replica.
 template <class N>
@@ -43,6 +55,14 @@ struct node_stage {
   node_stage named(std::string name) const {
     node_stage copy = *this;
     copy.options.name = std::move(name);
+    return copy;
+  }
+  /// A copy whose input links (one per upstream replica and replica of this stage) are made
+  /// with `links` instead of graph_options::links (WindFlow's builders set per-operator
+  /// queue sizes the same way).
+  node_stage with_input_links(const link_options& links) const {
+    node_stage copy = *this;
+    copy.options.input_links = links;
     return copy;
   }
   /// A copy whose nodes run on threads of their own (pinned to `cpu` when given).
@@ -122,7 +142,7 @@ auto as_stage(X&& x) {
                   "spate::flow: a node object given to a pipeline or farm is copied for each "
                   "replica; make it copyable or use flow::make_stage<N>(args...)");
     return node_stage<T>{[prototype = T(std::forward<X>(x))] { return prototype; },
-                         {type_name<T>(), false, std::nullopt}};
+                         detail::named_options(type_name<T>())};
   }
 }
 
@@ -131,7 +151,7 @@ template <class N, class... Args>
 node_stage<N> make_stage(Args... args) {
   static_assert(node_type<N>, "make_stage<N>: N must derive from spate::flow::node<In, Out>");
   static_assert(detail::check_node_members<N>());
-  return {[=] { return N(args...); }, {type_name<N>(), false, std::nullopt}};
+  return {[=] { return N(args...); }, detail::named_options(type_name<N>())};
 }
 
 namespace detail {
@@ -289,7 +309,7 @@ struct optional_source_node : node<void, Out> {
 
 template <class N>
 node_stage<N> lambda_stage(N n, const char* name) {
-  return {[prototype = std::move(n)] { return prototype; }, {name, false, std::nullopt}};
+  return {[prototype = std::move(n)] { return prototype; }, detail::named_options(name)};
 }
 
 }  // namespace detail

@@ -15,8 +15,8 @@
 #include <utility>
 
 #include "spate/actor.hpp"
-#include "spate/channel/spsc_ring.hpp"
-#include "spate/flow/detail/feed_source.hpp"
+#include "spate/exec/link.hpp"
+#include "spate/flow/link_source.hpp"
 #include "spate/flow/graph.hpp"
 
 namespace spate::flow {
@@ -51,13 +51,13 @@ class graph_actor
   /// The graph of `stage` with a feed source in front and a sink to `output` behind.
   template <class Stage>
   graph_actor(Stage stage, spate::actor output, graph_options options)
-      : channel_(std::make_shared<detail::feed_channel<In>>(options.channel_capacity)) {
+      : input_(std::make_shared<link<In>>(options.links)) {
     using Out = typename Stage::output_type;
     static_assert(std::is_same_v<typename Stage::input_type, In>);
     static_assert(!std::is_void_v<Out>,
                   "spate::flow::spawn_graph: the graph's last stage must produce items");
-    make_ = [stage = std::move(stage), output = std::move(output), options, channel = channel_] {
-      return std::make_unique<graph>(pipeline(make_stage<detail::feed_source<In>>(channel), stage,
+    make_ = [stage = std::move(stage), output = std::move(output), options, input = input_] {
+      return std::make_unique<graph>(pipeline(make_stage<link_source<In>>(input), stage,
                                               make_stage<detail::forward_sink<Out>>(output)),
                                      options);
     };
@@ -66,7 +66,10 @@ class graph_actor
   /// Builds and starts the graph.
   void on_start() {
     graph_ = make_();
-    channel_->on_room = [self = this->typed_self()] { self.get()->input_has_room(); };
+    // This actor is the link's producer end; the running source keeps it alive until the
+    // source goes (the link's room wake-up may come after this actor stopped).
+    input_->set_producer(static_cast<unit*>(this),
+                         std::make_shared<const decltype(this->typed_self())>(this->typed_self()));
     graph_->start(this->system().context(), [self = this->self()](const std::string& failure) {
       // High priority: a failed graph no longer drains its input, so this must overtake
       // the items waiting in the mailbox.
@@ -75,30 +78,33 @@ class graph_actor
   }
   /// An item into the graph's input ring.
   void on(In& item) {
-    if (channel_->closed.load(std::memory_order_relaxed)) {
+    if (input_->is_closed()) {
       throw std::logic_error("spate::flow graph actor: item sent after end_of_stream");
     }
-    if (!channel_->items.try_push(std::move(item))) {
+    if (!input_->try_push(std::move(item))) {
       throw std::logic_error("spate::flow graph actor: input ring full (taken while full)");
     }
-    channel_->wake();
+    input_->withdraw_room_request();
+    input_->wake_consumer();
   }
   /// Closes the graph's input: it drains and ends.
   void on(end_of_stream&) {
-    channel_->closed.store(true, std::memory_order_release);
-    channel_->wake();
+    input_->close();
   }
   /// The typed_actor hook: items (and end_of_stream behind them) stay in the mailbox while
-  /// the graph's input ring is full.
-  bool accepting_messages() const noexcept { return channel_->has_room(); }
+  /// the graph's input link is full. A full link asks for room (link R1); this is also the
+  /// actor's idle re-check (R2), and the source wakes the actor at the resume level (R3).
+  bool accepting_messages() const noexcept {
+    if (input_->has_room()) return true;
+    input_->request_room();
+    return input_->has_room();
+  }
   /// The mailbox plus the items in the graph's input ring: what a pacing sender should read.
   std::size_t mailbox_size() const noexcept override {
     return this->typed_actor<graph_actor<In>, In, end_of_stream,
                              detail::graph_finished>::mailbox_size() +
-           channel_->size();
+           input_->size_approx();
   }
-  /// Called by the feed source when the ring drained to half (on the source's task).
-  void input_has_room() { this->schedule_if_idle(); }
 
   /// The graph has ended: terminates, with the failure as exit reason when it failed.
   void on(detail::graph_finished& f) {
@@ -112,21 +118,21 @@ class graph_actor
   /// Drops the graph: its sink holds a handle to this actor, so keeping it would be a cycle.
   /// Unfinished tasks keep the graph's state alive until they end (cancelled here).
   void on_stop() {
-    /// A finished graph's tasks have all ended: nothing reads on_room any more.
-    if (!graph_ || graph_->finished()) channel_->on_room = nullptr;
+    // A finished graph's tasks have all ended: nobody wakes this actor through the link.
+    if (!graph_ || graph_->finished()) input_->set_producer({});
     if (graph_ && !graph_->finished()) graph_->cancel();
     graph_.reset();
     make_ = nullptr;
   }
 
  private:
-  std::shared_ptr<detail::feed_channel<In>> channel_;
+  std::shared_ptr<link<In>> input_;
   std::function<std::unique_ptr<graph>()> make_;
   std::unique_ptr<graph> graph_;
 };
 
 /// Spawns `stage` (In -> Out, neither a source nor a sink) as an actor on `system`'s pool.
-/// Its input is bounded: options.channel_capacity items in flight into the graph; beyond
+/// Its input is bounded: options.links.capacity items in flight into the graph; beyond
 /// that, items wait in the actor's mailbox, and mailbox_size() counts both.
 template <class Stage>
 auto spawn_graph(actor_system& system, Stage stage, spate::actor output,

@@ -27,7 +27,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "spate/flow/detail/feed_source.hpp"
+#include "spate/exec/link.hpp"
+#include "spate/flow/link_source.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/io/detail/thread_feed.hpp"
 #include "spate/io/detail/wake_fd.hpp"
@@ -54,10 +55,9 @@ class tcp_listener {
   int port() const noexcept { return port_; }
   /// The address it listens on.
   const std::string& address() const noexcept { return address_; }
-  /// Waits for a connection until `stop` is set; returns its socket, or -1 when stopped.
-  /// With a `wake_fd` (readable when `stop` is set) it waits on both and never times out;
-  /// without one it looks at `stop` every 50 ms.
-  int accept_one(const std::atomic<bool>& stop, int wake_fd = -1);
+  /// Waits for a connection and returns its socket; -1 once `wake_fd` (when given: the
+  /// caller's stop signal, io::detail::wake_fd) is readable. No timeout, no polling.
+  int accept_one(int wake_fd = -1);
 
  private:
   int fd_ = -1;
@@ -101,7 +101,9 @@ class tcp_connection {
 
 /// How tcp_line_source reads.
 struct tcp_source_options {
-  std::size_t capacity = 4096;            ///< lines between the reader thread and the graph
+  /// The link between the reader thread and the graph (lines; woken per notify_batch lines
+  /// and after every received buffer).
+  link_options link{.capacity = 4096};
   std::size_t max_line_bytes = 1u << 20;  ///< longer lines are malformed records
   bool check_utf8 = true;                 ///< lines that are not UTF-8 are malformed records
 };
@@ -167,7 +169,7 @@ class tcp_line_reader : public thread_fed_source<text_line> {
  public:
   tcp_line_reader(std::shared_ptr<tcp_listener> listener, std::shared_ptr<input_errors> errors,
                   tcp_source_options options)
-      : thread_fed_source(options.capacity),
+      : thread_fed_source(options.link),
         listener_(std::move(listener)),
         errors_(std::move(errors)),
         options_(options) {}

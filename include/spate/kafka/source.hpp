@@ -40,7 +40,8 @@
 #include <string>
 #include <utility>
 
-#include "spate/flow/detail/feed_source.hpp"
+#include "spate/exec/link.hpp"
+#include "spate/flow/link_source.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/io/detail/thread_feed.hpp"
@@ -64,7 +65,9 @@ struct consumer_options {
   /// tests); otherwise the source runs until the graph is cancelled.
   bool stop_at_end = false;
   std::chrono::milliseconds commit_interval{200};  ///< how often done offsets are committed
-  std::size_t capacity = 4096;                  ///< records between the reader thread and the graph
+  /// The link between the reader thread and the graph (records; woken per notify_batch
+  /// records and whenever the reader is about to wait for the broker).
+  link_options link{.capacity = 4096};
   /// Records read and not yet marked (done or dropped) after which the reader waits: bounds
   /// the offset bookkeeping when a record is never marked.
   std::size_t max_in_flight = 1u << 16;
@@ -89,7 +92,7 @@ namespace detail {
 class consumer_reader : public io::detail::thread_fed_source<record> {
  public:
   explicit consumer_reader(consumer_options options)
-      : thread_fed_source(options.capacity), options_(std::move(options)) {}
+      : thread_fed_source(options.link), options_(std::move(options)) {}
   consumer_reader(const consumer_reader& other) : consumer_reader(other.options_) {}
   ~consumer_reader() { stop_reader(); }  // the reader uses the tracker: stop it first
 

@@ -38,13 +38,14 @@ using wire_t = std::conditional_t<std::is_void_v<T>, none, T>;
 template <class T>
 struct entry_point {
   node_task_base* task;
-  std::function<void(edge<T>*)> attach;
+  link_options links;  // for the links into `task` (its stage's, or the graph's)
+  std::function<void(link<T>*)> attach;
 };
 template <class T>
 struct fragment_entry {
   std::vector<entry_point<T>> points;
-  std::function<std::unique_ptr<output_port<T>>(std::vector<edge<T>*>, std::size_t)> make_port;
-  std::string route;  // the label of the edges make_port routes (edge_base::route)
+  std::function<std::unique_ptr<output_port<T>>(std::vector<link<T>*>, std::size_t)> make_port;
+  std::string route;  // the label of the edges make_port routes (graph_state::edge::route)
 };
 template <class T>
 struct exit_point {
@@ -59,7 +60,7 @@ struct fragment {
 
 template <class T>
 auto single_port_factory() {
-  return [](std::vector<edge<T>*> edges, std::size_t seed) -> std::unique_ptr<output_port<T>> {
+  return [](std::vector<link<T>*> edges, std::size_t seed) -> std::unique_ptr<output_port<T>> {
     return std::make_unique<routing_port<T, round_robin>>(std::move(edges), round_robin{}, seed);
   };
 }
@@ -90,12 +91,10 @@ class builder {
   template <class T>
   void connect(std::vector<exit_point<T>>& exits, fragment_entry<T>& entry) {
     for (auto& x : exits) {
-      std::vector<edge<T>*> edges;
+      std::vector<link<T>*> edges;
       for (auto& p : entry.points) {
-        auto* e = state_.add_edge<T>(options_.channel_capacity);
-        e->producer = x.task;
-        e->consumer = p.task;
-        e->route = entry.points.size() > 1 ? entry.route : std::string();
+        auto* e = state_.add_edge<T>(p.links, x.task, p.task,
+                                     entry.points.size() > 1 ? entry.route : std::string());
         p.attach(e);
         edges.push_back(e);
       }
@@ -125,6 +124,11 @@ class builder {
     return raw;
   }
 
+  // The links into a stage's nodes: its own options, or the graph's.
+  link_options links_into(const stage_options& stage) const {
+    return stage.input_links.value_or(options_.links);
+  }
+
   static const char* kind_of(bool source, bool sink) {
     return source ? "source" : sink ? "sink" : "node";
   }
@@ -142,7 +146,8 @@ class builder {
     if constexpr (!std::is_void_v<In>) {
       using element = typename node_task<N, Mode>::element;
       if constexpr (std::is_same_v<Mode, plain_input>) {
-        f.entry.points.push_back({task, [task](edge<element>* e) { task->add_input(e); }});
+        f.entry.points.push_back(
+            {task, links_into(stage.options), [task](link<element>* e) { task->add_input(e); }});
         f.entry.make_port = single_port_factory<In>();
       }
     }
@@ -232,7 +237,7 @@ class builder {
     fragment_entry<In> fanout;
     for (auto& r : replicas) fanout.points.push_back(std::move(r.entry.points.front()));
     fanout.make_port = [policy = farm.policy](
-                           std::vector<edge<In>*> edges,
+                           std::vector<link<In>*> edges,
                            std::size_t seed) -> std::unique_ptr<output_port<In>> {
       return std::make_unique<routing_port<In, P>>(std::move(edges), policy, seed);
     };
@@ -242,7 +247,7 @@ class builder {
       f.entry = std::move(fanout);  // fused: the upstream stage's exits route directly
     } else {
       auto [router, task] = instantiate_node(
-          node_stage<router_node<In>>{[] { return router_node<In>{}; }, {"router", false, {}}},
+          node_stage<router_node<In>>{[] { return router_node<In>{}; }, named_options("router")},
           "(" + farm.name + suffix + ")");
       task->stats().kind = "router";
       connect(router.exits, fanout);
@@ -266,21 +271,19 @@ class builder {
     const std::size_t n = farm.replicas;
     fragment<In, Out> f;
     auto [router, router_task] = instantiate_node(
-        node_stage<router_node<In>>{[] { return router_node<In>{}; }, {"router", false, {}}},
+        node_stage<router_node<In>>{[] { return router_node<In>{}; }, named_options("router")},
         "(" + farm.name + suffix + ")");
     router_task->stats().kind = "router";
     f.entry = std::move(router.entry);
 
     if constexpr (is_broadcast_v<P>) {
       using element = std::shared_ptr<const In>;
-      std::vector<edge<element>*> edges;
+      std::vector<link<element>*> edges;
       for (std::size_t i = 0; i < n; ++i) {
         auto [replica, task] =
             instantiate_node<N, shared_input>(farm.worker, suffix + "#" + std::to_string(i), i, n);
-        auto* e = state_.add_edge<element>(options_.channel_capacity);
-        e->producer = router_task;
-        e->consumer = task;
-        e->route = "broadcast";
+        auto* e = state_.add_edge<element>(links_into(farm.worker.options), router_task, task,
+                                           "broadcast");
         task->add_input(e);
         edges.push_back(e);
         for (auto& x : replica.exits) f.exits.push_back(std::move(x));
@@ -292,19 +295,15 @@ class builder {
       auto& collector_stats =
           state_.add_stats("collector(" + farm.name + suffix + ")", "collector");
       auto* collector_raw = adopt(std::make_unique<collector_task<Out>>(collector_stats), pool_);
-      std::vector<edge<element>*> edges;
+      std::vector<link<element>*> edges;
       for (std::size_t i = 0; i < n; ++i) {
         auto [replica, task] = instantiate_node<N, sequenced_input>(
             farm.worker, suffix + "#" + std::to_string(i), i, n);
-        auto* in = state_.add_edge<element>(options_.channel_capacity);
-        in->producer = router_task;
-        in->consumer = task;
-        in->route = std::string(policy_name<P>()) + " (ordered)";
+        auto* in = state_.add_edge<element>(links_into(farm.worker.options), router_task, task,
+                                            std::string(policy_name<P>()) + " (ordered)");
         task->add_input(in);
         edges.push_back(in);
-        auto* out = state_.add_edge<out_element>(options_.channel_capacity);
-        out->producer = task;
-        out->consumer = collector_raw;
+        auto* out = state_.add_edge<out_element>(options_.links, task, collector_raw, "");
         collector_raw->add_input(out);
         task->set_output(std::make_unique<tagging_port<Out>>(out));
       }

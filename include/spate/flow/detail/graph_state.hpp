@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "spate/flow/detail/edge.hpp"
+#include "spate/exec/link.hpp"
 
 namespace spate {
 class worker_pool;
@@ -63,13 +63,19 @@ class graph_state {
   ~graph_state();
 
   node_stats& add_stats(std::string name, std::string kind);
+  // A graph edge: the link from one producer replica to one consumer replica, and what
+  // topology pictures show of it. Fixed once the graph is built.
+  struct edge {
+    std::unique_ptr<link_base> link;
+    const node_task_base* producer;
+    const node_task_base* consumer;
+    // How the producer picks this edge among its outputs ("by key (fused)", "broadcast",
+    // ...; empty for a single successor).
+    std::string route;
+  };
   template <class E>
-  edge<E>* add_edge(std::size_t capacity) {
-    auto e = std::make_unique<edge<E>>(capacity);
-    auto* raw = e.get();
-    edges_.push_back(std::move(e));
-    return raw;
-  }
+  link<E>* add_edge(const link_options& options, node_task_base* producer,
+                    node_task_base* consumer, std::string route);
   void add_task(std::unique_ptr<node_task_base> t);
 
   // Starts every task (each takes a reference to this state).
@@ -104,12 +110,12 @@ class graph_state {
   const std::vector<std::unique_ptr<node_stats>>& stats() const noexcept { return stats_; }
   const std::vector<std::unique_ptr<node_task_base>>& tasks() const noexcept { return tasks_; }
   // Fixed once the graph is built: read while it runs (sizes are atomics).
-  const std::vector<std::unique_ptr<edge_base>>& edges() const noexcept { return edges_; }
+  const std::vector<edge>& edges() const noexcept { return edges_; }
 
  private:
   std::vector<std::unique_ptr<node_stats>> stats_;
   std::vector<std::unique_ptr<node_task_base>> tasks_;  ///< destroyed newest first (~graph_state)
-  std::vector<std::unique_ptr<edge_base>> edges_;       ///< destroyed before the tasks
+  std::vector<edge> edges_;       ///< destroyed before the tasks
   std::atomic<std::size_t> live_{0};
   std::atomic<bool> cancelled_{false};
   mutable std::mutex mutex_;

@@ -75,7 +75,7 @@ class node_task final : public node_task_base {
     node_access::bind(node_, replica, replicas, this);
   }
 
-  void add_input(edge<element>* e) { inputs_.push_back(e); }
+  void add_input(link<element>* e) { inputs_.push_back(e); }
 
   std::string describe() const override {
     std::ostringstream out;
@@ -207,9 +207,9 @@ class node_task final : public node_task_base {
       std::size_t empty_in_a_row = 0;
       bool blocked = false;
       while (handled < budget && empty_in_a_row < n && !blocked) {
-        edge<element>* e = inputs_[next_input_];
+        link<element>* e = inputs_[next_input_];
         next_input_ = next_input_ + 1 == n ? 0 : next_input_ + 1;
-        const auto batch = e->ring.readable(budget - handled);
+        const auto batch = e->readable(budget - handled);
         if (batch.size() == 0) {
           ++empty_in_a_row;
           continue;
@@ -226,14 +226,14 @@ class node_task final : public node_task_base {
                   sent = port_->send_many(batch.contiguous(done),
                                           [&](std::size_t k) { return node_.apply(in[k]); });
                 })) {
-              e->ring.pop_n(done);  // the failed run's inputs stay, moved-from, in the ring
+              e->pop_n(done);  // the failed run's inputs stay, moved-from, in the ring
               return handled + done;
             }
             done += sent;
             if (sent != 0) continue;
           }
           if (!guarded([&] { deliver(batch[done]); })) {
-            e->ring.pop_n(done);
+            e->pop_n(done);
             return handled + done;
           }
           ++done;
@@ -242,7 +242,7 @@ class node_task final : public node_task_base {
             break;
           }
         }
-        e->ring.pop_n(done);
+        e->pop_n(done);
         handled += done;
       }
       add_single_writer(stats_.items_in, handled);
@@ -297,7 +297,7 @@ class node_task final : public node_task_base {
   }
 
   N node_;
-  std::vector<edge<element>*> inputs_;
+  std::vector<link<element>*> inputs_;
   std::size_t next_input_ = 0;
   std::unique_ptr<output_port<std::conditional_t<is_sink, int, out_type>>> port_;
   tagging_port<std::conditional_t<is_sink, int, out_type>>* tagging_ = nullptr;
@@ -318,7 +318,7 @@ class collector_task final : public node_task_base {
   using element = sequenced<T>;
   explicit collector_task(node_stats& stats) : node_task_base(stats) {}
 
-  void add_input(edge<element>* e) { inputs_.push_back(e); }
+  void add_input(link<element>* e) { inputs_.push_back(e); }
   void set_output(std::unique_ptr<output_port<T>> port) { port_ = std::move(port); }
   std::string describe() const override {
     return name() + " state=" + std::to_string(state_for_diagnostics()) + " inputs" +
@@ -331,9 +331,9 @@ class collector_task final : public node_task_base {
     std::size_t handled = 0;
     while (handled < budget) {
       element* head = nullptr;
-      edge<element>* from = nullptr;
+      link<element>* from = nullptr;
       for (auto* e : inputs_) {
-        element* candidate = e->ring.front();
+        element* candidate = e->front();
         if (candidate != nullptr &&
             (candidate->seq == expected_ || candidate->seq == unordered_seq)) {
           head = candidate;
@@ -347,7 +347,7 @@ class collector_task final : public node_task_base {
       } else {
         ++expected_;  // input `expected_` is complete
       }
-      from->ring.pop();
+      from->pop();
       ++handled;
       if (port_->has_pending()) break;
     }
@@ -365,7 +365,7 @@ class collector_task final : public node_task_base {
   }
 
  private:
-  std::vector<edge<element>*> inputs_;
+  std::vector<link<element>*> inputs_;
   std::unique_ptr<output_port<T>> port_;
   std::uint64_t expected_ = 0;
 };

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "spate/flow/detail/graph_state.hpp"
-#include "spate/platform/handshake_fence.hpp"
 #include "spate/platform/single_writer_counter.hpp"
+#include "spate/exec/link.hpp"
 #include "spate/exec/unit.hpp"
 
 namespace spate::flow::detail {
@@ -47,6 +47,7 @@ class node_task_base : public unit {
   worker_pool* timer_pool() const noexcept { return graph_ ? graph_->pool() : nullptr; }
   const std::string& name() const noexcept { return stats_.name; }
   node_stats& stats() noexcept { return stats_; }
+  const node_stats& stats() const noexcept { return stats_; }
 
   // One activation: up to graph_options::items_per_activation items (the pool's budget
   // when that is 0), timed when graph_options::measure_busy_time is on. The time is charged
@@ -112,8 +113,8 @@ class node_task_base : public unit {
   static std::string describe_edges(const Edges& inputs) {
     std::ostringstream out;
     for (auto* e : inputs) {
-      out << " [" << e->size_approx() << (e->closed.load() ? " closed" : "")
-          << (e->producer_waiting.load() ? " waiting" : "") << "]";
+      out << " [" << e->size_approx() << (e->is_closed() ? " closed" : "")
+          << (e->producer_waits() ? " waiting" : "") << "]";
     }
     return out.str();
   }
@@ -123,7 +124,7 @@ class node_task_base : public unit {
   template <class Edges>
   static std::size_t closed_inputs(const Edges& inputs) noexcept {
     std::size_t closed = 0;
-    for (auto* e : inputs) closed += e->closed.load(std::memory_order_acquire) ? 1 : 0;
+    for (auto* e : inputs) closed += e->is_closed() ? 1 : 0;
     return closed;
   }
   template <class Edges>
@@ -138,32 +139,18 @@ class node_task_base : public unit {
   template <class Edges>
   static bool all_closed_and_drained(const Edges& inputs) {
     for (auto* e : inputs) {
-      if (!e->closed.load(std::memory_order_acquire) || e->ring.front() != nullptr) return false;
+      if (!e->closed_and_drained()) return false;
     }
     return true;
   }
 
-  // Wakes producers that wait for room on `inputs` (call after consuming from them).
-  //
-  // The consumer never clears the flag: only the producer does, once its buffer for that
-  // edge is empty. A consumer clearing it could swallow a request the producer made after
-  // refilling the ring (the notify then lands while the producer still runs, its re-check
-  // sees a full ring, and nobody wakes it again). Notifying a running task is one load.
-  //
-  // A producer is woken once its edge has drained to the resume level (edge.hpp); its own
-  // idle check in wait_for_output asks the same question, so one side always sees the
-  // other. `unconditionally` is for a consumer that ends early (cancellation).
+  // Wakes producers that wait for room on `inputs` (call after consuming from them): the
+  // link's step R3 (exec/link.hpp), one fence for every input. `unconditionally` is for a
+  // consumer that ends early (cancellation).
   template <class Edges>
   static void release_waiting_producers(const Edges& inputs,
                                         bool unconditionally = false) noexcept {
-    if (inputs.empty()) return;
-    handshake_fence();  // step P1 for every producer below (wake_handshake.hpp)
-    for (auto* e : inputs) {
-      if (e->producer_waiting.load(std::memory_order_relaxed) &&
-          (unconditionally || e->has_room_to_resume())) {
-        e->producer->notify_after_fence();
-      }
-    }
+    release_producers(inputs, unconditionally);
   }
 
   // The output is full: ask the consumers to wake us when they make room, then idle.
@@ -178,7 +165,7 @@ class node_task_base : public unit {
     const bool flushed = port.flush();
     port.notify_consumers();
     if (flushed) return resume_result::resume_later;
-    std::vector<edge_base*> blocked;
+    std::vector<link_base*> blocked;
     port.blocked_edges(blocked);
     return go_idle([&] {
       for (auto* e : blocked) {
@@ -216,5 +203,15 @@ class node_task_base : public unit {
   std::shared_ptr<graph_state> graph_;
   const std::atomic<bool>* graph_cancelled_ = nullptr;
 };
+
+template <class E>
+link<E>* graph_state::add_edge(const link_options& options, node_task_base* producer,
+                               node_task_base* consumer, std::string route) {
+  auto l = std::make_unique<link<E>>(options, static_cast<unit*>(producer),
+                                     static_cast<unit*>(consumer));
+  link<E>* raw = l.get();
+  edges_.push_back({std::move(l), producer, consumer, std::move(route)});
+  return raw;
+}
 
 }  // namespace spate::flow::detail

@@ -1,7 +1,7 @@
 #pragma once
 // The sending side of a node: routes items onto the edges to the next stage by that
 // stage's policy, buffers what does not fit, and tells consumers about new items in
-// batches (one wake-up per `notify_batch` items or per activation, not per item).
+// batches (one wake-up per link_options::notify_batch items or per activation, not per item).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "spate/flow/detail/edge.hpp"
+#include "spate/exec/link.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/policies.hpp"
 
@@ -70,7 +70,7 @@ class output_port {
   virtual void request_space_notification() noexcept = 0;
   // The edges whose buffered items wait for room; read before going idle, so that the idle
   // check can look at those rings' atomic indices only.
-  virtual void blocked_edges(std::vector<detail::edge_base*>& out) const = 0;
+  virtual void blocked_edges(std::vector<link_base*>& out) const = 0;
   virtual void close() noexcept = 0;
   virtual std::uint64_t sent() const noexcept = 0;
   // Diagnostics: each edge's queue length and whether its producer waits (atomics only: it is
@@ -81,7 +81,7 @@ class output_port {
   virtual void route(Out&& item) = 0;
 
   std::size_t pending_ = 0;  // kept by the port's edge_writers
-  typename spsc_ring<Out>::write_window* run_ = nullptr;
+  typename link<Out>::write_window* run_ = nullptr;
   std::size_t run_left_ = 0;  // items that may still go to run_ without asking the policy
 };
 
@@ -100,8 +100,8 @@ struct sequenced {
 
 // The edges of one producer, with the buffer and notification state of each.
 //
-// Items go into a write window on the edge's ring (spsc_ring::reserve): a push is a slot
-// store and an increment. Every `notify_batch` items, and whenever the task notifies,
+// Items go into a write window on the edge's link (link::reserve): a push is a slot
+// store and an increment. Every `notify_batch` items (the link's), and whenever the task notifies,
 // flushes or closes, the window is committed (one release store) and the consumer is told.
 // Only when the ring is full do items go to the edge's pending buffer, and from then on
 // everything for that edge does, until flush() has moved it all into the ring: order is
@@ -109,21 +109,20 @@ struct sequenced {
 template <class E>
 class edge_writers {
  public:
-  // Items per write window, and per wake-up of a running producer's consumer. As long as a
-  // round-robin run, so that a run fills one window and is published as it ends.
-  static constexpr std::uint32_t notify_batch = round_robin::run_length;
-
-  edge_writers(std::vector<edge<E>*> edges, std::size_t& pending_count)
+  edge_writers(std::vector<link<E>*> edges, std::size_t& pending_count)
       : writers_(edges.size()), pending_count_(pending_count) {
     // Sized once and never grown: growing would need `writer` (a deque of E) to be
     // copyable, and items may be move-only.
-    for (std::size_t i = 0; i < edges.size(); ++i) writers_[i].target = edges[i];
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      writers_[i].target = edges[i];
+      writers_[i].notify_batch = edges[i]->options().notify_batch;
+    }
   }
   std::size_t size() const noexcept { return writers_.size(); }
-  typename spsc_ring<E>::write_window& window(std::size_t i) noexcept { return writers_[i].window; }
+  typename link<E>::write_window& window(std::size_t i) noexcept { return writers_[i].window; }
   std::size_t queue_length(std::size_t i) const noexcept {
     const writer& w = writers_[i];
-    return w.target->ring.size_approx() + w.window.written() + w.pending.size();
+    return w.target->size_approx() + w.window.written() + w.pending.size();
   }
 
   // A run of items to edge i is over: publish them now rather than when the window fills
@@ -144,43 +143,36 @@ class edge_writers {
     for (auto& w : writers_) {
       if (w.pending.empty()) continue;
       commit(w);
-      while (!w.pending.empty() && w.target->ring.try_push(std::move(w.pending.front()))) {
+      while (!w.pending.empty() && w.target->try_push(std::move(w.pending.front()))) {
         w.pending.pop_front();
         --pending_count_;
         ++w.unnotified;
       }
       w.window = {};  // try_push moved the tail past it
-      // Our request for room on this edge is satisfied: withdraw it (see
-      // node_task_base::release_waiting_producers for why only the producer clears it).
-      if (w.pending.empty()) w.target->producer_waiting.store(false, std::memory_order_relaxed);
+      // Our request for room on this edge is satisfied: withdraw it (link step R4).
+      if (w.pending.empty()) w.target->withdraw_room_request();
     }
     return pending_count_ == 0;
   }
 
-  // Every edge is committed before the one fence: a commit made after it would not be
-  // ordered before the consumer checks that follow it (wake_handshake.hpp, step P1), and a
+  // Every edge is committed before the one fence of wake_consumers (link step I2): a commit
+  // made after it would not be ordered before the consumer checks that follow it, and a
   // consumer going idle at that moment could miss its items.
   void notify_consumers() noexcept {
-    bool any = false;
-    for (auto& w : writers_) {
-      commit(w);
-      any = any || w.unnotified != 0;
-    }
-    if (!any) return;
-    handshake_fence();  // one for all consumers
-    for (auto& w : writers_) {
-      if (w.unnotified != 0) {
-        w.unnotified = 0;
-        w.target->consumer->notify_after_fence();
-      }
-    }
+    for (auto& w : writers_) commit(w);
+    wake_consumers(writers_, [](writer& w) -> const link_base* {
+      if (w.unnotified == 0) return nullptr;
+      w.unnotified = 0;
+      return w.target;
+    });
   }
+  // Link step R1 for every edge whose items wait in the pending buffer.
   void request_space_notification() noexcept {
     for (auto& w : writers_) {
-      if (!w.pending.empty()) w.target->producer_waiting.store(true, std::memory_order_seq_cst);
+      if (!w.pending.empty()) w.target->request_room();
     }
   }
-  void blocked_edges(std::vector<edge_base*>& out) const {
+  void blocked_edges(std::vector<link_base*>& out) const {
     for (const auto& w : writers_) {
       if (!w.pending.empty()) out.push_back(w.target);
     }
@@ -188,8 +180,7 @@ class edge_writers {
   void close() noexcept {
     for (auto& w : writers_) {
       commit(w);
-      w.target->closed.store(true, std::memory_order_release);
-      w.target->consumer->notify();
+      w.target->close();
     }
   }
   std::uint64_t sent() const noexcept {
@@ -200,23 +191,24 @@ class edge_writers {
   std::string describe() const {
     std::string out;
     for (const auto& w : writers_) {
-      out += " [" + std::to_string(w.target->ring.size_approx()) + "/" +
-             std::to_string(w.target->ring.capacity()) +
-             (w.target->producer_waiting.load() ? " waiting" : "") + "]";
+      out += " [" + std::to_string(w.target->size_approx()) + "/" +
+             std::to_string(w.target->capacity()) +
+             (w.target->producer_waits() ? " waiting" : "") + "]";
     }
     return out;
   }
 
  private:
   struct writer {
-    edge<E>* target = nullptr;
-    typename spsc_ring<E>::write_window window;
+    link<E>* target = nullptr;
+    typename link<E>::write_window window;
     std::deque<E> pending;
     std::uint32_t unnotified = 0;
+    std::uint32_t notify_batch = 0;  // the link's: items per window and per wake-up
   };
 
   void commit(writer& w) noexcept {
-    const std::size_t added = w.target->ring.commit(w.window);
+    const std::size_t added = w.target->commit(w.window);
     sent_ += added;
     w.unnotified += static_cast<std::uint32_t>(added);
   }
@@ -225,16 +217,16 @@ class edge_writers {
   // producer keeps running; the rest is told at the end of its activation).
   void publish(writer& w) noexcept {
     commit(w);
-    if (w.unnotified >= notify_batch) {
+    if (w.unnotified >= w.notify_batch) {
       w.unnotified = 0;
-      w.target->consumer->notify();
+      w.target->wake_consumer();
     }
   }
 
   [[gnu::noinline]] void push_slow(writer& w, E&& item) {
     publish(w);
     if (w.pending.empty()) {
-      w.window = w.target->ring.reserve(notify_batch);
+      w.window = w.target->reserve(w.notify_batch);
       if (!w.window.full()) {
         w.window.emplace(std::move(item));
         return;
@@ -310,13 +302,13 @@ class port_base : public output_port<T> {
   bool flush() override { return writers_.flush(); }
   void notify_consumers() noexcept override { writers_.notify_consumers(); }
   void request_space_notification() noexcept override { writers_.request_space_notification(); }
-  void blocked_edges(std::vector<edge_base*>& out) const override { writers_.blocked_edges(out); }
+  void blocked_edges(std::vector<link_base*>& out) const override { writers_.blocked_edges(out); }
   void close() noexcept override { writers_.close(); }
   std::uint64_t sent() const noexcept override { return writers_.sent(); }
   std::string describe() const override { return writers_.describe(); }
 
  protected:
-  explicit port_base(std::vector<edge<E>*> edges) : writers_(std::move(edges), this->pending_) {}
+  explicit port_base(std::vector<link<E>*> edges) : writers_(std::move(edges), this->pending_) {}
 
   // send_if's search: the chosen replica, then (round-robin, random) the others in turn.
   template <class Policy, class Push>
@@ -344,7 +336,7 @@ class port_base : public output_port<T> {
 template <class T, class Policy>
 class routing_port final : public port_base<T, T> {
  public:
-  routing_port(std::vector<edge<T>*> edges, Policy policy, std::size_t seed)
+  routing_port(std::vector<link<T>*> edges, Policy policy, std::size_t seed)
       : port_base<T, T>(std::move(edges)), chooser_(std::move(policy), seed) {
     if (this->writers_.size() == 1) {
       // Every policy picks the only edge (replica_chooser returns 0 without asking).
@@ -413,7 +405,7 @@ template <class T>
 class broadcast_port final : public port_base<T, std::shared_ptr<const T>> {
  public:
   using element = std::shared_ptr<const T>;
-  explicit broadcast_port(std::vector<edge<element>*> edges)
+  explicit broadcast_port(std::vector<link<element>*> edges)
       : port_base<T, element>(std::move(edges)) {}
 
   void route(T&& item) override {
@@ -434,7 +426,7 @@ template <class T, class Policy>
 class sequencing_port final : public port_base<T, sequenced<T>> {
  public:
   using element = sequenced<T>;
-  sequencing_port(std::vector<edge<element>*> edges, Policy policy, std::size_t seed)
+  sequencing_port(std::vector<link<element>*> edges, Policy policy, std::size_t seed)
       : port_base<T, element>(std::move(edges)), chooser_(std::move(policy), seed) {}
 
   void route(T&& item) override {
@@ -459,8 +451,8 @@ template <class T>
 class tagging_port final : public port_base<T, sequenced<T>> {
  public:
   using element = sequenced<T>;
-  explicit tagging_port(edge<element>* to_collector)
-      : port_base<T, element>(std::vector<edge<element>*>{to_collector}) {}
+  explicit tagging_port(link<element>* to_collector)
+      : port_base<T, element>(std::vector<link<element>*>{to_collector}) {}
 
   void begin_item(std::uint64_t seq) noexcept { current_ = seq; }
   void end_item() {

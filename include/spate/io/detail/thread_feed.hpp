@@ -1,16 +1,16 @@
 #pragma once
-// A source fed by a thread of its own (a socket or Kafka reader): the thread pushes into
-// the source's feed ring (flow/detail/feed_source.hpp) and blocks while the ring is full,
-// so a slow graph stops the reading, and TCP's or Kafka's own flow control does the rest.
+// A source fed by a thread of its own (a socket or Kafka reader): the thread produces into
+// the source's link (exec/link.hpp; the source is a flow::link_source) and sleeps while the
+// link is full, so a slow graph stops the reading, and TCP's or Kafka's own flow control
+// does the rest.
 //
-// Protocol (the two handshakes already exist; this only wires them):
-//   T1. The reader pushes an item, then wakes the source's task (feed_channel::wake, the
-//       wake handshake: the task's idle re-check is feed_source::has_news()).
-//   T2. A reader that finds the ring full waits in `room_` (a waiter, exec/waiter.hpp)
-//       until the ring has room or a stop was requested, and retries. The source, having
-//       drained the ring to half, calls on_room, which notifies `room_` (after its pops:
-//       the waiter's N1 orders them before the check of `waiting`); a stop request
-//       notifies it too (T3). The waiter's handshake means no timeout is needed.
+// Protocol (the link's, with the reader's waiter `room_` as its producer end):
+//   T1. The reader pushes items (link::push_waiting_for_room): the source's task is woken
+//       every notify_batch items, and by publish(), which the reader calls before it blocks
+//       on its socket or broker (link steps I1, I2).
+//   T2. A reader that finds the link full asks for room and sleeps in `room_` until the link
+//       has room or a stop was requested (link R1, R2); the source wakes it when it has
+//       drained the link to its resume level (R3). No timeout is needed.
 //   T3. request_stop() (the source's on_cancel, or its destructor) sets `stop_`, notifies
 //       `room_`, signals the wake fd and calls the reader's wake hook: a reader blocked in
 //       poll() on a socket waits on wake_fd() too, and a Kafka reader installs a hook that
@@ -29,7 +29,8 @@
 #include <string>
 #include <thread>
 
-#include "spate/flow/detail/feed_source.hpp"
+#include "spate/exec/link.hpp"
+#include "spate/flow/link_source.hpp"
 #include "spate/io/detail/wake_fd.hpp"
 #include "spate/platform/cpu_affinity.hpp"
 #include "spate/exec/waiter.hpp"
@@ -40,16 +41,15 @@ namespace spate::io::detail {
 template <class T>
 class thread_feed {
  public:
-  // Call on the source's task (on_start): on_room is read there too.
-  explicit thread_feed(std::shared_ptr<flow::detail::feed_channel<T>> channel)
-      : channel_(std::move(channel)) {
-    channel_->on_room = [this] { room_.notify(); };
+  // Call on the source's task (on_start): the source reads the producer end there too.
+  explicit thread_feed(std::shared_ptr<link<T>> input) : link_(std::move(input)) {
+    link_->set_producer(&room_);
   }
   thread_feed(const thread_feed&) = delete;
   thread_feed& operator=(const thread_feed&) = delete;
   ~thread_feed() {
     stop();
-    channel_->on_room = nullptr;
+    link_->set_producer({});
   }
 
   // Starts the reader, named `thread_name` (not after the pool worker that started it);
@@ -60,21 +60,15 @@ class thread_feed {
       body(*this);
     });
   }
-  // Reader thread. Blocks while the ring is full; false (item dropped) once stopping.
+  // Reader thread. Blocks while the link is full; false (item dropped) once stopping.
   bool push(T item) {
-    while (!channel_->items.try_push(std::move(item))) {
-      if (stopping()) return false;
-      stress_point();  // between the failed push (the publish) and the wait (the re-check)
-      room_.wait_until([this] { return channel_->has_room() || stopping(); });
-    }
-    channel_->wake();
-    return true;
+    return link_->push_waiting_for_room(std::move(item), [this] { return stopping(); });
   }
+  // Reader thread, before it blocks anywhere but in push(): wakes the source for what it
+  // pushed (T1).
+  void publish() noexcept { link_->publish(); }
   // Reader thread: the end of the stream (after its last push).
-  void close() {
-    channel_->closed.store(true, std::memory_order_release);
-    channel_->wake();
-  }
+  void close() { link_->close(); }
   bool stopping() const noexcept { return stop_.load(std::memory_order_acquire); }
   const std::atomic<bool>& stop_flag() const noexcept { return stop_; }
   // Readable (POLLIN) once a stop is requested: poll() it next to the reader's socket.
@@ -101,7 +95,7 @@ class thread_feed {
   }
 
  private:
-  std::shared_ptr<flow::detail::feed_channel<T>> channel_;
+  std::shared_ptr<link<T>> link_;
   waiter room_;
   std::atomic<bool> stop_{false};
   io::detail::wake_fd wake_;
@@ -117,16 +111,16 @@ class thread_feed {
 // joins it. At the end of the stream the reader is left to finish by itself (a Kafka
 // reader still commits what the graph marks done after it).
 template <class T>
-class thread_fed_source : public flow::detail::feed_source<T> {
+class thread_fed_source : public flow::link_source<T> {
  public:
-  explicit thread_fed_source(std::size_t capacity)
-      : flow::detail::feed_source<T>(std::make_shared<flow::detail::feed_channel<T>>(capacity)) {}
+  explicit thread_fed_source(const link_options& options)
+      : flow::link_source<T>(std::make_shared<link<T>>(options)) {}
   thread_fed_source(const thread_fed_source& other)
-      : thread_fed_source(other.channel->items.capacity()) {}
+      : thread_fed_source(other.input()->options()) {}
   ~thread_fed_source() { feed_.reset(); }
 
   flow::produce_status produce() {
-    const auto status = flow::detail::feed_source<T>::produce();
+    const auto status = flow::link_source<T>::produce();
     if (status == flow::produce_status::ended && failure_) throw std::runtime_error(*failure_);
     return status;
   }
@@ -137,8 +131,8 @@ class thread_fed_source : public flow::detail::feed_source<T> {
 
  protected:
   void start_reader(std::string thread_name, std::function<void(thread_feed<T>&)> body) {
-    flow::detail::feed_source<T>::on_start();
-    feed_ = std::make_unique<thread_feed<T>>(this->channel);
+    flow::link_source<T>::on_start();
+    feed_ = std::make_unique<thread_feed<T>>(this->input());
     feed_->start(std::move(thread_name), std::move(body));
   }
   // Reader thread, before thread_feed::close(): close() publishes it to produce().
