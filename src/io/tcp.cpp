@@ -62,7 +62,7 @@ int tcp_listener::accept_one(int wake_fd) {
     if (ready < 0 && errno != EINTR) fail("cannot wait for a connection on", address_);
     if (ready <= 0) continue;  // EINTR
     if (wake_fd >= 0 && (p[1].revents & POLLIN) != 0) return -1;  // asked to stop
-    if ((p[0].revents & (POLLERR | POLLNVAL)) != 0) {
+    if ((p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
       errno = EBADF;
       fail("cannot wait for a connection on", address_);
     }

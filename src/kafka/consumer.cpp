@@ -52,6 +52,7 @@ struct consumer_callbacks {
       }
       rd_kafka_assign(consumer, partitions);
     } else {
+      self.publish_to_graph();  // the graph must see what it is to mark before the commit
       self.commit(consumer, true,
                   std::min(self.shutdown_deadline_, clock::now() + self.options_.shutdown_timeout));
       for (int i = 0; i < partitions->cnt; ++i) {

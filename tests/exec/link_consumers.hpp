@@ -8,8 +8,9 @@
 
 namespace spate_test {
 
-// The consumer end as a task: each activation drains the link and releases its producer (R3),
-// then goes idle re-checking the link; it finishes once the link is closed and drained.
+// The consumer end as a task, as flow::link_source consumes: item by item with
+// pop_and_release (R3 at the resume level), then idle re-checking the link; it finishes once
+// the link is closed and drained.
 class link_draining_unit final : public spate::unit {
  public:
   explicit link_draining_unit(spate::link<int>& input) : input_(input) {}
@@ -17,9 +18,8 @@ class link_draining_unit final : public spate::unit {
     for (;;) {
       while (int* item = input_.front()) {
         got.push_back(*item);
-        input_.pop();
+        input_.pop_and_release();
       }
-      input_.release_producer();
       if (input_.closed_and_drained()) {
         finish_unit();
         done.store(true, std::memory_order_release);

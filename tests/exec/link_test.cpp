@@ -43,53 +43,61 @@ TEST(link, options_set_the_capacity_and_the_resume_level) {
   EXPECT_EQ(too_high.resume_level(), 4u);
 }
 
-TEST(link, a_producer_is_released_only_when_it_asked_and_only_at_the_resume_level) {
-  spate::waiter producer_waiter;
-  spate::link<int> l({.capacity = 4, .resume_level = 1}, &producer_waiter);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(l.try_push(i));
-  EXPECT_FALSE(l.try_push(4));
-  EXPECT_FALSE(l.has_room_to_resume());
-  l.request_room();
-  EXPECT_TRUE(l.producer_waits());
-  auto pop_one = [&] {
-    ASSERT_NE(l.front(), nullptr);  // pop() takes what front() returned
-    l.pop();
-  };
-  pop_one();
-  pop_one();
-  EXPECT_FALSE(l.has_room_to_resume());  // 2 queued, resume level 1
-  pop_one();
-  EXPECT_TRUE(l.has_room_to_resume());
-  l.withdraw_room_request();
-  EXPECT_FALSE(l.producer_waits());
+// R3 fires at the pop that reaches the resume level, not before: a producer thread asleep for
+// room (its re-check would pass after the first pop) stays asleep until then.
+TEST(link, a_producer_waiting_for_room_is_woken_at_the_resume_level) {
+  spate::test::within(30s, "producer woken at the resume level", [] {
+    spate::waiter room;
+    spate::link<int> l({.capacity = 8, .resume_level = 2}, &room);
+    for (int i = 0; i < 8; ++i) ASSERT_TRUE(l.push_waiting_for_room(i, [] { return false; }));
+    auto blocked = std::async(std::launch::async, [&] {
+      return l.push_waiting_for_room(8, [] { return false; });
+    });
+    // The producer asks for room before it sleeps (R1).
+    ASSERT_TRUE(spate::test::eventually([&] { return l.producer_waits(); }, 10s));
+    for (int expect = 0; expect < 5; ++expect) {  // down to 3 queued: above the level
+      ASSERT_EQ(*l.front(), expect);
+      l.pop_and_release();
+    }
+    EXPECT_EQ(blocked.wait_for(100ms), std::future_status::timeout)
+        << "woken before the link drained to its resume level";
+    ASSERT_EQ(*l.front(), 5);
+    l.pop_and_release();  // 2 queued: the resume level
+    ASSERT_EQ(blocked.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(blocked.get());
+    EXPECT_FALSE(l.producer_waits());  // withdrawn by the producer (R4)
+    EXPECT_EQ(l.size_approx(), 3u);
+  });
 }
 
 TEST(link, thread_to_thread_keeps_order_and_loses_nothing_through_a_tiny_ring) {
-  constexpr int n = 200'000;
-  spate::waiter room, items;
-  spate::link<int> l({.capacity = 4, .notify_batch = 3}, &room, &items);
-  std::vector<int> got;
-  std::thread consumer([&] { got = drain_on_this_thread(l, items); });
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(l.push_waiting_for_room(i, [] { return false; }));
-  l.close();
-  consumer.join();
-  EXPECT_EQ(got, zero_to(n));
+  spate::test::within(60s, "thread to thread", [] {
+    constexpr int n = 200'000;
+    spate::waiter room, items;
+    spate::link<int> l({.capacity = 4, .notify_batch = 3}, &room, &items);
+    auto got = std::async(std::launch::async, [&] { return drain_on_this_thread(l, items); });
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(l.push_waiting_for_room(i, [] { return false; }));
+    l.close();
+    EXPECT_EQ(got.get(), zero_to(n));
+  });
 }
 
 TEST(link, thread_to_task_keeps_order_and_loses_nothing_through_a_tiny_ring) {
-  constexpr int n = 200'000;
-  spate::worker_pool pool(two_workers());
-  spate::waiter room;
-  spate::link<int> l({.capacity = 2, .notify_batch = 5}, &room);
-  link_draining_unit consumer(l);
-  consumer.set_executor(&pool);
-  l.set_consumer(&consumer);
-  pool.schedule(&consumer);  // its first activation
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(l.push_waiting_for_room(i, [] { return false; }));
-  l.close();
-  ASSERT_TRUE(spate::test::eventually(
-      [&] { return consumer.done.load(std::memory_order_acquire); }, 60s));
-  EXPECT_EQ(consumer.got, zero_to(n));
+  spate::test::within(60s, "thread to task", [] {
+    constexpr int n = 200'000;
+    spate::worker_pool pool(two_workers());
+    spate::waiter room;
+    spate::link<int> l({.capacity = 2, .notify_batch = 5}, &room);
+    link_draining_unit consumer(l);
+    consumer.set_executor(&pool);
+    l.set_consumer(&consumer);
+    pool.schedule(&consumer);  // its first activation
+    for (int i = 0; i < n; ++i) l.push_waiting_for_room(i, [] { return false; });
+    l.close();
+    ASSERT_TRUE(spate::test::eventually(
+        [&] { return consumer.done.load(std::memory_order_acquire); }, 50s));
+    EXPECT_EQ(consumer.got, zero_to(n));
+  });
 }
 
 TEST(link, a_stop_request_ends_a_producer_waiting_for_room) {
@@ -109,18 +117,23 @@ TEST(link, a_stop_request_ends_a_producer_waiting_for_room) {
   EXPECT_EQ(l.size_approx(), 2u);
 }
 
+// Fewer items than a batch reach a consumer thread already asleep only through publish().
 TEST(link, a_producer_thread_announces_a_part_batch_with_publish) {
-  spate::waiter items;
-  spate::link<int> l({.capacity = 64, .notify_batch = 32}, {}, &items);
-  spate::waiter room;
-  l.set_producer(&room);
-  std::thread consumer([&] {
-    // Two items are pushed, fewer than a batch: only publish() wakes this thread.
-    items.wait_until([&] { return l.size_approx() == 2; });
-  });
+  spate::waiter room, items;
+  spate::link<int> l({.capacity = 64, .notify_batch = 32}, &room, &items);
+  auto consumer = std::async(std::launch::async,
+                             [&] { items.wait_until([&] { return l.size_approx() != 0; }); });
+  // Give the consumer time to fall asleep; had it not yet, its first check sees the items
+  // and the test proves less, but does not fail.
+  std::this_thread::sleep_for(50ms);
   ASSERT_TRUE(l.push_waiting_for_room(1, [] { return false; }));
   ASSERT_TRUE(l.push_waiting_for_room(2, [] { return false; }));
   l.publish();
-  consumer.join();
+  ASSERT_EQ(consumer.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(*l.front(), 1);
+}
+
+TEST(link, a_notify_batch_of_zero_is_taken_as_one) {
+  spate::link<int> l({.notify_batch = 0});
+  EXPECT_EQ(l.options().notify_batch, 1u);
 }

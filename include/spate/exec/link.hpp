@@ -98,7 +98,8 @@ struct link_options {
   /// 0 means half the capacity. Must be below the capacity.
   std::size_t resume_level = 0;
   /// A running producer wakes its consumer every this many items and whenever it stops or
-  /// blocks; a graph stage also writes into the ring through windows of this size.
+  /// blocks; a graph stage also writes into the ring through windows of this size. 0 is
+  /// taken as 1.
   std::uint32_t notify_batch = 128;
 };
 
@@ -126,13 +127,13 @@ class link_end {
   /// The waiter at this end, or null.
   waiter* as_waiter() const noexcept { return waiter_.load(std::memory_order_acquire); }
 
-  /// Wakes this end after the caller published what it waits for (its handshake's fence).
+  /// Wakes this end after the caller published what it waits for. The fence comes before
+  /// the end is read: a consumer end set while the producer publishes (a source starting)
+  /// then either is seen here or sees the items in its own idle re-check.
   void notify() const noexcept {
-    if (unit* u = as_unit()) {
-      u->notify();
-    } else if (waiter* w = as_waiter()) {
-      w->notify();
-    }
+    stress_point();
+    handshake_fence();
+    notify_after_fence();
   }
   /// The same, for a caller that passed handshake_fence() itself.
   void notify_after_fence() const noexcept {
@@ -159,11 +160,9 @@ class link_base {
 
   /// Sets who consumes (see the threading contract).
   void set_consumer(link_end end) noexcept { consumer_ = end; }
-  /// Sets who produces; `keep_alive` (optional) is held until the producer is replaced.
-  void set_producer(link_end end, std::shared_ptr<const void> keep_alive = {}) {
-    producer_ = end;
-    producer_keep_alive_ = std::move(keep_alive);
-  }
+  /// Sets who produces (see the threading contract). The link does not keep it alive: the
+  /// owner of the producer makes sure it outlives the consumer's wake-ups, or clears it.
+  void set_producer(link_end end) noexcept { producer_ = end; }
   /// The consumer end.
   const link_end& consumer() const noexcept { return consumer_; }
   /// The producer end.
@@ -221,7 +220,9 @@ class link_base {
 
  protected:
   /// For the derived link: its options (set_capacity() completes them).
-  explicit link_base(const link_options& options) : options_(options) {}
+  explicit link_base(const link_options& options) : options_(options) {
+    if (options_.notify_batch == 0) options_.notify_batch = 1;
+  }
   /// The derived link's constructor, once the ring's (rounded) capacity is known.
   void set_capacity(std::size_t rounded_capacity) noexcept {
     resume_level_ = options_.resume_level != 0 && options_.resume_level < rounded_capacity
@@ -234,7 +235,6 @@ class link_base {
   std::size_t resume_level_ = 0;
   link_end producer_;
   link_end consumer_;
-  std::shared_ptr<const void> producer_keep_alive_;
   alignas(cache_line_size) std::atomic<bool> closed_{false};
   alignas(cache_line_size) std::atomic<bool> waiting_{false};
 };

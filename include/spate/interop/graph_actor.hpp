@@ -66,10 +66,10 @@ class graph_actor
   /// Builds and starts the graph.
   void on_start() {
     graph_ = make_();
-    // This actor is the link's producer end; the running source keeps it alive until the
-    // source goes (the link's room wake-up may come after this actor stopped).
-    input_->set_producer(static_cast<unit*>(this),
-                         std::make_shared<const decltype(this->typed_self())>(this->typed_self()));
+    // This actor is the link's producer end. The graph's on_finished hook (below) holds a
+    // handle to it until the graph's last task has ended, so the source's room wake-ups
+    // (link R3) never reach a destroyed actor; after this actor stopped they find it finished.
+    input_->set_producer(static_cast<unit*>(this));
     graph_->start(this->system().context(), [self = this->self()](const std::string& failure) {
       // High priority: a failed graph no longer drains its input, so this must overtake
       // the items waiting in the mailbox.

@@ -127,7 +127,16 @@ class edge_writers {
 
   // A run of items to edge i is over: publish them now rather than when the window fills
   // (the next run goes elsewhere, and the window might not fill before the activation ends).
-  void end_run(std::size_t i) noexcept { publish(writers_[i]); }
+  // Its consumer is woken once a run's worth has built up, even when the link's notify batch
+  // is larger: it should start on the run while the producer fills the next replica's.
+  void end_run(std::size_t i) noexcept {
+    writer& w = writers_[i];
+    commit(w);
+    if (w.unnotified >= std::min<std::uint32_t>(w.notify_batch, round_robin::run_length)) {
+      w.unnotified = 0;
+      w.target->wake_consumer();
+    }
+  }
 
   void push(std::size_t i, E&& item) {
     writer& w = writers_[i];

@@ -126,6 +126,7 @@ class thread_fed_source : public flow::link_source<T> {
   }
   // Stop reading now, not when the graph is destroyed; on a pool worker, so no join here.
   void on_cancel() {
+    flow::link_source<T>::on_cancel();
     if (feed_) feed_->request_stop();
   }
 
@@ -134,6 +135,11 @@ class thread_fed_source : public flow::link_source<T> {
     flow::link_source<T>::on_start();
     feed_ = std::make_unique<thread_feed<T>>(this->input());
     feed_->start(std::move(thread_name), std::move(body));
+  }
+  // Reader thread: wakes the source for records pushed and not yet announced (before the
+  // reader blocks in a call it does not go through thread_feed for).
+  void publish_to_graph() noexcept {
+    if (feed_) feed_->publish();
   }
   // Reader thread, before thread_feed::close(): close() publishes it to produce().
   void fail(std::string what) { failure_ = std::move(what); }
