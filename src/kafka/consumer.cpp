@@ -126,7 +126,7 @@ void consumer_reader::shut_down(void* handle) {
 }
 
 // The reader thread: polls the consumer, hands records to the graph, commits what is done.
-void consumer_reader::consume(io::detail::thread_feed<record>& feed) {
+void consumer_reader::consume(io::thread_feed<record>& feed) {
   rd_kafka_t* consumer = nullptr;
   rd_kafka_queue_t* wake_queue = nullptr;
   const std::string where = "spate::kafka: topic '" + options_.topic + "' at " + options_.brokers;

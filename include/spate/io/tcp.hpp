@@ -9,7 +9,7 @@
 //       spate::io::tcp_line_sink("127.0.0.1", 7000)));
 //
 // Backpressure end to end: the source's reader thread stops reading while the graph's
-// input ring is full (io/detail/thread_feed.hpp), the kernel's receive buffer fills, and
+// input ring is full (io/thread_feed.hpp), the kernel's receive buffer fills, and
 // the sender's writes block; the sink runs on a thread of its own and waits for its socket
 // to take more while its peer is slow, which suspends the stages in front of it through
 // their full edges. Malformed lines (not UTF-8, or longer than max_line_bytes) are
@@ -30,7 +30,7 @@
 #include "spate/exec/link.hpp"
 #include "spate/flow/link_source.hpp"
 #include "spate/flow/stages.hpp"
-#include "spate/io/detail/thread_feed.hpp"
+#include "spate/io/thread_feed.hpp"
 #include "spate/io/detail/wake_fd.hpp"
 #include "spate/io/file.hpp"
 #include "spate/io/input_errors.hpp"

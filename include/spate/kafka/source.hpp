@@ -15,7 +15,7 @@
 // the topic's partitions between them (scale-out); when one goes, Kafka moves its
 // partitions to the others, which resume at its last commit.
 //
-// The consumer runs on a reader thread of its own (io/detail/thread_feed.hpp) and stops
+// The consumer runs on a reader thread of its own (io/thread_feed.hpp) and stops
 // reading while the graph's input ring is full, or while max_in_flight records are read and
 // not yet marked. Every record must be marked once, done() or dropped() (a filter marks what
 // it leaves out): a record never marked holds its partition's commits back.
@@ -44,7 +44,7 @@
 #include "spate/flow/link_source.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/flow/stages.hpp"
-#include "spate/io/detail/thread_feed.hpp"
+#include "spate/io/thread_feed.hpp"
 #include "spate/kafka/offset_tracker.hpp"
 
 namespace spate::kafka {
@@ -89,7 +89,7 @@ inline auto by_partition() {
 
 namespace detail {
 
-class consumer_reader : public io::detail::thread_fed_source<record> {
+class consumer_reader : public io::thread_fed_source<record> {
  public:
   explicit consumer_reader(consumer_options options)
       : thread_fed_source(options.link), options_(std::move(options)) {}
@@ -98,11 +98,11 @@ class consumer_reader : public io::detail::thread_fed_source<record> {
 
   void on_start() {
     start_reader("spate-kafka-in",
-                 [this](io::detail::thread_feed<record>& feed) { consume(feed); });
+                 [this](io::thread_feed<record>& feed) { consume(feed); });
   }
 
  private:
-  void consume(io::detail::thread_feed<record>& feed);
+  void consume(io::thread_feed<record>& feed);
   /// Reader thread only (librdkafka calls these back from inside its poll).
   friend struct consumer_callbacks;
   /// Commits what is done: asynchronously, or waiting until `deadline` at most.

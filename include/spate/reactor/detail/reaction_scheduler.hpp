@@ -72,7 +72,7 @@
 #include "spate/reactor/reaction.hpp"
 #include "spate/reactor/trace.hpp"
 #include "spate/exec/task.hpp"
-#include "spate/exec/detail/timer_queue.hpp"
+#include "spate/exec/timer_service.hpp"
 
 namespace spate {
 class runtime;
@@ -186,7 +186,7 @@ class reaction_scheduler {
   phase phase_ = phase::not_started;
   event_queue queue_;
   std::uint64_t wake_generation_ = 0;
-  timer_queue::timer_id timer_ = 0;
+  timer_service::timer_id timer_ = 0;
   tag waiting_for_{};
   std::optional<tag> stop_tag_;
   tag last_tag_{};       // the tag running or last run

@@ -36,51 +36,56 @@
 #include "spate/exec/waiter.hpp"
 #include "spate/platform/stress_point.hpp"
 
-namespace spate::io::detail {
+namespace spate::io {
 
+/// The reader thread of a thread-fed source and its side of the link (see the top of this file).
 template <class T>
 class thread_feed {
  public:
-  // Call on the source's task (on_start): the source reads the producer end there too.
+  /// Becomes the producer end of `input`. Call on the source's task (on_start): the source
+  /// reads the producer end there too.
   explicit thread_feed(std::shared_ptr<link<T>> input) : link_(std::move(input)) {
     link_->set_producer(&room_);
   }
-  thread_feed(const thread_feed&) = delete;
-  thread_feed& operator=(const thread_feed&) = delete;
+  thread_feed(const thread_feed&) = delete;             ///< not copyable
+  thread_feed& operator=(const thread_feed&) = delete;  ///< not copyable
+  /// Stops and joins the reader, then leaves the link's producer end empty.
   ~thread_feed() {
     stop();
     link_->set_producer({});
   }
 
-  // Starts the reader, named `thread_name` (not after the pool worker that started it);
-  // `body` runs on it and must return soon after stopping() is true.
+  /// Starts the reader, named `thread_name` (not after the pool worker that started it);
+  /// `body` runs on it and must return soon after stopping() is true.
   void start(std::string thread_name, std::function<void(thread_feed&)> body) {
     thread_ = std::thread([this, name = std::move(thread_name), body = std::move(body)] {
       name_current_thread(name.c_str());
       body(*this);
     });
   }
-  // Reader thread. Blocks while the link is full; false (item dropped) once stopping.
+  /// Reader thread. Blocks while the link is full; false (item dropped) once stopping.
   bool push(T item) {
     return link_->push_waiting_for_room(std::move(item), [this] { return stopping(); });
   }
-  // Reader thread, before it blocks anywhere but in push(): wakes the source for what it
-  // pushed (T1).
+  /// Reader thread, before it blocks anywhere but in push(): wakes the source for what it
+  /// pushed (T1).
   void publish() noexcept { link_->publish(); }
-  // Reader thread: the end of the stream (after its last push).
+  /// Reader thread: the end of the stream (after its last push).
   void close() { link_->close(); }
+  /// A stop was requested.
   bool stopping() const noexcept { return stop_.load(std::memory_order_acquire); }
+  /// The flag stopping() reads, for waits that take one.
   const std::atomic<bool>& stop_flag() const noexcept { return stop_; }
-  // Readable (POLLIN) once a stop is requested: poll() it next to the reader's socket.
+  /// Readable (POLLIN) once a stop is requested: poll() it next to the reader's socket.
   int wake_fd() const noexcept { return wake_.fd(); }
-  // Reader thread: `hook` (non-blocking) is called by request_stop(), also when a stop was
-  // requested before; null removes it. For blocking calls that cannot poll wake_fd().
+  /// Reader thread: `hook` (non-blocking) is called by request_stop(), also when a stop was
+  /// requested before; null removes it. For blocking calls that cannot poll wake_fd().
   void set_wake_hook(std::function<void()> hook) {
     const std::lock_guard lock(hook_mutex_);
     hook_ = std::move(hook);
     if (hook_ && stopping()) hook_();
   }
-  // Owner, any thread: asks the reader to end; never blocks. Idempotent.
+  /// Owner, any thread: asks the reader to end; never blocks. Idempotent.
   void request_stop() noexcept {
     stop_.store(true, std::memory_order_release);
     room_.notify();
@@ -88,7 +93,7 @@ class thread_feed {
     const std::lock_guard lock(hook_mutex_);
     if (hook_) hook_();
   }
-  // Owner: asks the reader to end and waits for it. Idempotent. Not on a pool worker.
+  /// Owner: asks the reader to end and waits for it. Idempotent. Not on a pool worker.
   void stop() {
     request_stop();
     if (thread_.joinable()) thread_.join();
@@ -98,7 +103,7 @@ class thread_feed {
   std::shared_ptr<link<T>> link_;
   waiter room_;
   std::atomic<bool> stop_{false};
-  io::detail::wake_fd wake_;
+  detail::wake_fd wake_;
   std::mutex hook_mutex_;
   std::function<void()> hook_;
   std::thread thread_;
@@ -110,40 +115,46 @@ class thread_feed {
 // asks the reader to stop (on_cancel, which does not wait for it); the source's destructor
 // joins it. At the end of the stream the reader is left to finish by itself (a Kafka
 // reader still commits what the graph marks done after it).
+/// A source node fed by a reader thread (see above).
 template <class T>
 class thread_fed_source : public flow::link_source<T> {
  public:
+  /// A source whose link to its reader is made with `options`.
   explicit thread_fed_source(const link_options& options)
       : flow::link_source<T>(std::make_shared<link<T>>(options)) {}
+  /// A copy (a stage prototype copied into the graph) gets a link of its own.
   thread_fed_source(const thread_fed_source& other)
       : thread_fed_source(other.input()->options()) {}
+  /// Stops and joins the reader.
   ~thread_fed_source() { feed_.reset(); }
 
+  /// link_source::produce(), rethrowing the reader's failure at the end of the stream.
   flow::produce_status produce() {
     const auto status = flow::link_source<T>::produce();
     if (status == flow::produce_status::ended && failure_) throw std::runtime_error(*failure_);
     return status;
   }
-  // Stop reading now, not when the graph is destroyed; on a pool worker, so no join here.
+  /// Stop reading now, not when the graph is destroyed; on a pool worker, so no join here.
   void on_cancel() {
     flow::link_source<T>::on_cancel();
     if (feed_) feed_->request_stop();
   }
 
  protected:
+  /// Call in on_start(): becomes the link's consumer and starts the reader thread.
   void start_reader(std::string thread_name, std::function<void(thread_feed<T>&)> body) {
     flow::link_source<T>::on_start();
     feed_ = std::make_unique<thread_feed<T>>(this->input());
     feed_->start(std::move(thread_name), std::move(body));
   }
-  // Reader thread: wakes the source for records pushed and not yet announced (before the
-  // reader blocks in a call it does not go through thread_feed for).
+  /// Reader thread: wakes the source for records pushed and not yet announced (before the
+  /// reader blocks in a call it does not go through thread_feed for).
   void publish_to_graph() noexcept {
     if (feed_) feed_->publish();
   }
-  // Reader thread, before thread_feed::close(): close() publishes it to produce().
+  /// Reader thread, before thread_feed::close(): close() publishes it to produce().
   void fail(std::string what) { failure_ = std::move(what); }
-  // The derived class's destructor calls this first when the reader uses its members.
+  /// The derived class's destructor calls this first when the reader uses its members.
   void stop_reader() { feed_.reset(); }
 
  private:
@@ -151,4 +162,4 @@ class thread_fed_source : public flow::link_source<T> {
   std::unique_ptr<thread_feed<T>> feed_;
 };
 
-}  // namespace spate::io::detail
+}  // namespace spate::io
