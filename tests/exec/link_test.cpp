@@ -43,31 +43,52 @@ TEST(link, options_set_the_capacity_and_the_resume_level) {
   EXPECT_EQ(too_high.resume_level(), 4u);
 }
 
-// R3 fires at the pop that reaches the resume level, not before: a producer thread asleep for
-// room (its re-check would pass after the first pop) stays asleep until then.
+// An executor that only counts what it is asked to schedule.
+struct counting_executor final : spate::executor {
+  int scheduled = 0;
+  void schedule(spate::task*) override { ++scheduled; }
+};
+
+// A unit at the producer end of a link: idle() is its activation going idle, so that the
+// next notify schedules it (once).
+class idling_unit final : public spate::unit {
+ public:
+  spate::resume_result resume(std::size_t) override { return spate::resume_result::awaiting; }
+  void idle() { ASSERT_FALSE(go_idle([] { return false; })); }
+};
+
+// R3, on one thread: a unit producer that asked for room is scheduled exactly once, at the pop
+// that brings the link down to its resume level — not before, not again below it, and never
+// when it did not ask.
 TEST(link, a_producer_waiting_for_room_is_woken_at_the_resume_level) {
-  spate::test::within(30s, "producer woken at the resume level", [] {
-    spate::waiter room;
-    spate::link<int> l({.capacity = 8, .resume_level = 2}, &room);
-    for (int i = 0; i < 8; ++i) ASSERT_TRUE(l.push_waiting_for_room(i, [] { return false; }));
-    auto blocked = std::async(std::launch::async, [&] {
-      return l.push_waiting_for_room(8, [] { return false; });
-    });
-    // The producer asks for room before it sleeps (R1).
-    ASSERT_TRUE(spate::test::eventually([&] { return l.producer_waits(); }, 10s));
-    for (int expect = 0; expect < 5; ++expect) {  // down to 3 queued: above the level
-      ASSERT_EQ(*l.front(), expect);
-      l.pop_and_release();
-    }
-    EXPECT_EQ(blocked.wait_for(100ms), std::future_status::timeout)
-        << "woken before the link drained to its resume level";
-    ASSERT_EQ(*l.front(), 5);
-    l.pop_and_release();  // 2 queued: the resume level
-    ASSERT_EQ(blocked.wait_for(10s), std::future_status::ready);
-    EXPECT_TRUE(blocked.get());
-    EXPECT_FALSE(l.producer_waits());  // withdrawn by the producer (R4)
-    EXPECT_EQ(l.size_approx(), 3u);
-  });
+  counting_executor executor;
+  idling_unit producer;
+  producer.set_executor(&executor);
+  spate::link<int> l({.capacity = 8, .resume_level = 2}, &producer);
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(l.try_push(i));
+  ASSERT_FALSE(l.try_push(8));
+  l.request_room();  // R1
+  producer.idle();   // R2 (its re-check would read the full ring)
+  for (int expect = 0; expect < 5; ++expect) {  // down to 3 queued: above the level
+    ASSERT_EQ(*l.front(), expect);
+    l.pop_and_release();
+    EXPECT_EQ(executor.scheduled, 0) << "woken with " << l.size_approx() << " queued";
+  }
+  l.pop_and_release();  // 2 queued: the resume level
+  EXPECT_EQ(executor.scheduled, 1);
+  l.pop_and_release();  // below it: no second wake-up
+  EXPECT_EQ(executor.scheduled, 1);
+  // The batch form (release_producer) asks the same question.
+  l.release_producer();
+  EXPECT_EQ(executor.scheduled, 1);  // already scheduled: the handshake's CAS fails
+  // A producer that withdrew (R4) is not woken, even unconditionally.
+  producer.idle();
+  l.withdraw_room_request();
+  l.release_producer(true);
+  EXPECT_EQ(executor.scheduled, 1);
+  l.request_room();
+  l.release_producer(true);  // a consumer that ends early
+  EXPECT_EQ(executor.scheduled, 2);
 }
 
 TEST(link, thread_to_thread_keeps_order_and_loses_nothing_through_a_tiny_ring) {
@@ -89,6 +110,9 @@ TEST(link, thread_to_task_keeps_order_and_loses_nothing_through_a_tiny_ring) {
     spate::waiter room;
     spate::link<int> l({.capacity = 2, .notify_batch = 5}, &room);
     link_draining_unit consumer(l);
+    // Stops the pool before `consumer` goes, also when an assertion returns early.
+    const std::unique_ptr<spate::worker_pool, void (*)(spate::worker_pool*)> stop_first(
+        &pool, [](spate::worker_pool* p) { p->stop(); });
     consumer.set_executor(&pool);
     l.set_consumer(&consumer);
     pool.schedule(&consumer);  // its first activation
@@ -101,6 +125,7 @@ TEST(link, thread_to_task_keeps_order_and_loses_nothing_through_a_tiny_ring) {
 }
 
 TEST(link, a_stop_request_ends_a_producer_waiting_for_room) {
+  spate::test::within(30s, "stop request", [] {
   spate::waiter room;
   spate::link<int> l({.capacity = 2}, &room);
   ASSERT_TRUE(l.push_waiting_for_room(1, [] { return false; }));
@@ -115,10 +140,12 @@ TEST(link, a_stop_request_ends_a_producer_waiting_for_room) {
   ASSERT_EQ(blocked.wait_for(10s), std::future_status::ready);
   EXPECT_FALSE(blocked.get());  // the item was dropped, the two before it stay
   EXPECT_EQ(l.size_approx(), 2u);
+  });
 }
 
 // Fewer items than a batch reach a consumer thread already asleep only through publish().
 TEST(link, a_producer_thread_announces_a_part_batch_with_publish) {
+  spate::test::within(30s, "publish", [] {
   spate::waiter room, items;
   spate::link<int> l({.capacity = 64, .notify_batch = 32}, &room, &items);
   auto consumer = std::async(std::launch::async,
@@ -131,6 +158,7 @@ TEST(link, a_producer_thread_announces_a_part_batch_with_publish) {
   l.publish();
   ASSERT_EQ(consumer.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(*l.front(), 1);
+  });
 }
 
 TEST(link, a_notify_batch_of_zero_is_taken_as_one) {

@@ -29,8 +29,11 @@
 //
 // Room (consumer -> producer):
 //   R1. A producer that found the ring full calls request_room(): waiting = true (seq_cst).
-//   R2. It then goes idle or sleeps with has_room_to_resume() (or has_room()) in its
-//       re-check: unit C1..C4, waiter W1..W3 — each has a seq_cst fence after R1.
+//   R2. It then goes idle or sleeps with has_room_to_resume() or has_room() in its re-check
+//       (unit C1..C4, waiter W1..W3), each behind a seq_cst fence that follows R1. (A graph
+//       actor makes its request while it handles messages and again inside its re-check;
+//       the first one precedes the fence.) has_room() is the weaker test: whenever the
+//       consumer's level test holds, it holds too.
 //   R3. The consumer, after its pops, calls release_producer() (or release_producers() for
 //       several inputs, one fence): handshake fence; if waiting and the ring has drained to
 //       the resume level, notify the producer end (after the fence). A consumer that pops
@@ -49,10 +52,16 @@
 // consumer's pop (a store of the head) then R3's fence then its load of `waiting`. Both are
 // seq_cst fences, so one precedes the other: if the consumer's comes second it reads
 // `waiting` and notifies; if the producer's does, the re-check sees the pops. The level test
-// in R3 and the producer's re-check ask the same question (has_room_to_resume), so when the
-// consumer declines to notify, the producer's re-check holds. pop_and_release() is exact
-// because a waiting producer pushes nothing: from full (above the resume level) the ring
-// drains one pop at a time and passes the resume level exactly once.
+// in R3 implies the producer's re-check (has_room_to_resume, or the weaker has_room), so when
+// the consumer declines to notify, the producer's re-check holds. pop_and_release() is exact
+// because a producer pushes nothing after its last re-check saw a full ring: from full
+// (above the resume level) the ring drains one pop at a time and passes the resume level
+// exactly once.
+//
+// Abandon (consumer -> producer): a consumer that will never read again (its graph was
+// cancelled) calls abandon(): abandoned = true, then R3 unconditionally. A producer's re-check
+// includes is_abandoned() (push_waiting_for_room does), so it stops waiting for room that
+// will never come; the same Dekker pair as R1..R3 makes sure one side sees the other.
 //
 // Why only the producer clears `waiting`: a consumer that cleared it could swallow a request
 // the producer made after refilling the ring — the notify lands while the producer still
@@ -66,14 +75,15 @@
 //
 // Producer methods (try_push, reserve, commit, close, request_room, withdraw_room_request,
 // push_waiting_for_room): the producer only. Consumer methods (front, readable, pop, pop_n,
-// pop_and_release, release_producer, closed_and_drained): the consumer only. size_approx(),
+// pop_and_release, release_producer, closed_and_drained, abandon): the consumer only. size_approx(),
 // is_closed(), has_room(), has_room_to_resume(), producer_waits(): any thread.
 // set_consumer() may race with the producer's wake-ups (a source node learns its task when it
 // starts); set_producer() is called before the consumer may release the producer, or by the
 // consumer's own thread, or once the consumer no longer runs.
 //
-// tests/exec (link) runs both ends as units and as waiters; tests/stress injects delays
-// between each publish and the other side's re-check.
+// tests/exec (link) runs the producer end as a waiter and as a unit, the consumer end as a
+// waiter and as a unit; tests/stress injects delays between each publish and the other side's
+// re-check.
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -178,6 +188,8 @@ class link_base {
   const link_options& options() const noexcept { return options_; }
   /// End of stream was published (items pushed before it may still be queued).
   bool is_closed() const noexcept { return closed_.load(std::memory_order_acquire); }
+  /// The consumer will never read again (abandon()): waiting for room is pointless.
+  bool is_abandoned() const noexcept { return abandoned_.load(std::memory_order_acquire); }
   /// A producer asked to be woken when room is freed (R1) and has not withdrawn.
   bool producer_waits() const noexcept { return waiting_.load(std::memory_order_relaxed); }
   /// At least one free slot.
@@ -211,6 +223,12 @@ class link_base {
     handshake_fence();
     release_producer_after_fence(unconditionally);
   }
+  /// The consumer stops reading for good (a cancelled graph's source): a producer waiting
+  /// for room is woken and sees is_abandoned(). Items pushed later are dropped with the link.
+  void abandon() noexcept {
+    abandoned_.store(true, std::memory_order_release);
+    release_producer(true);
+  }
   /// R3's test and wake-up, for a caller that passed handshake_fence() itself.
   void release_producer_after_fence(bool unconditionally = false) noexcept {
     if (waiting_.load(std::memory_order_relaxed) && (unconditionally || has_room_to_resume())) {
@@ -237,6 +255,7 @@ class link_base {
   link_end consumer_;
   alignas(cache_line_size) std::atomic<bool> closed_{false};
   alignas(cache_line_size) std::atomic<bool> waiting_{false};
+  std::atomic<bool> abandoned_{false};  // written once, read when waiting: shares waiting_'s line
 };
 
 /// A bounded link carrying `T` (see the top of this file).
@@ -275,17 +294,18 @@ class link final : public link_base {
   /// (R1, R2, R4). The consumer is woken every `notify_batch` items, before the thread
   /// sleeps for room, and by publish(), which the thread calls before it blocks elsewhere
   /// (on a socket, a broker): items are never left unannounced while it waits. Returns false,
-  /// dropping the item, once `stopping()` holds; whoever makes it true must notify the waiter.
+  /// dropping the item, once `stopping()` holds (whoever makes it true must notify the
+  /// waiter) or the consumer abandoned the link.
   template <class Stopping>
   bool push_waiting_for_room(T item, Stopping&& stopping) {
     waiter* w = producer().as_waiter();
     assert(w != nullptr && "link::push_waiting_for_room: the producer end is not a waiter");
     while (!ring_.try_push(std::move(item))) {
-      if (stopping()) return false;
+      if (stopping() || is_abandoned()) return false;
       publish();  // the consumer must know of the full ring it is to drain
       request_room();
       stress_point();  // between R1 and the waiter's re-check
-      w->wait_until([&] { return has_room() || stopping(); });
+      w->wait_until([&] { return has_room() || is_abandoned() || stopping(); });
       withdraw_room_request();
     }
     if (++unannounced_ >= options().notify_batch) publish();

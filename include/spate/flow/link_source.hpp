@@ -30,21 +30,14 @@ class link_source : public node<void, T> {
   explicit link_source(std::shared_ptr<link<T>> input) : input_(std::move(input)) {}
   /// Stage prototypes are copied into the graph (a copy reads the same link).
   link_source(const link_source&) = default;
-  /// The running source (not a prototype) drops the producer end: nothing wakes it from here
-  /// on.
-  ~link_source() {
-    if (running_) input_->set_producer({});
-  }
 
   /// Becomes the link's consumer end.
   void on_start() {
-    running_ = true;
     input_->set_consumer(static_cast<unit*>(this->running_task()));
   }
-  /// The graph was cancelled: a producer waiting for room is let go (link R3, unconditional);
-  /// it sees the link no longer drains through its own stop signal (a reader's stop request,
-  /// a graph actor's graph_finished message).
-  void on_cancel() { input_->release_producer(true); }
+  /// The graph was cancelled: the link is abandoned, so a producer waiting for room is let go
+  /// (push_waiting_for_room returns false; a unit producer re-checks is_abandoned()).
+  void on_cancel() { input_->abandon(); }
   /// One item down the graph, `wait` when the link is empty, `ended` once closed and drained.
   produce_status produce() {
     if (T* item = input_->front()) {
@@ -66,7 +59,6 @@ class link_source : public node<void, T> {
 
  private:
   std::shared_ptr<link<T>> input_;
-  bool running_ = false;
 };
 
 }  // namespace spate::flow

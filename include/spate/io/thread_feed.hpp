@@ -126,7 +126,7 @@ class thread_fed_source : public flow::link_source<T> {
   thread_fed_source(const thread_fed_source& other)
       : thread_fed_source(other.input()->options()) {}
   /// Stops and joins the reader.
-  ~thread_fed_source() { feed_.reset(); }
+  ~thread_fed_source() { stop_reader(); }
 
   /// link_source::produce(), rethrowing the reader's failure at the end of the stream.
   flow::produce_status produce() {
@@ -155,7 +155,11 @@ class thread_fed_source : public flow::link_source<T> {
   /// Reader thread, before thread_feed::close(): close() publishes it to produce().
   void fail(std::string what) { failure_ = std::move(what); }
   /// The derived class's destructor calls this first when the reader uses its members.
-  void stop_reader() { feed_.reset(); }
+  /// Joins the reader before the pointer goes: the reader reads `feed_` (publish_to_graph).
+  void stop_reader() {
+    if (feed_) feed_->stop();
+    feed_.reset();
+  }
 
  private:
   std::optional<std::string> failure_;
