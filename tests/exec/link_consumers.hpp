@@ -20,6 +20,7 @@ class link_draining_unit final : public spate::unit {
         got.push_back(*item);
         input_.pop_and_release();
       }
+      input_.release_producer();  // drained: R3 in full before idling
       if (input_.closed_and_drained()) {
         finish_unit();
         done.store(true, std::memory_order_release);
@@ -47,6 +48,7 @@ inline std::vector<int> drain_on_this_thread(spate::link<int>& l, spate::waiter&
       got.push_back(*item);
       l.pop_and_release();
     }
+    l.release_producer();  // drained: R3 in full before waiting
     if (l.closed_and_drained()) return got;
   }
 }

@@ -37,8 +37,9 @@
 //   R3. The consumer, after its pops, calls release_producer() (or release_producers() for
 //       several inputs, one fence): handshake fence; if waiting and the ring has drained to
 //       the resume level, notify the producer end (after the fence). A consumer that pops
-//       one item at a time may instead call pop_and_release(), which runs R3 only at the pop
-//       that brings the ring down to the resume level.
+//       one item at a time may also call pop_and_release(), which runs R3 early, at the pop
+//       that it sees bring the ring down to the resume level; it must still call
+//       release_producer() once it finds the link empty, before it idles.
 //   R4. Only the producer clears `waiting` (withdraw_room_request()), once it no longer
 //       waits for room.
 //
@@ -53,10 +54,12 @@
 // seq_cst fences, so one precedes the other: if the consumer's comes second it reads
 // `waiting` and notifies; if the producer's does, the re-check sees the pops. The level test
 // in R3 implies the producer's re-check (has_room_to_resume, or the weaker has_room), so when
-// the consumer declines to notify, the producer's re-check holds. pop_and_release() is exact
-// because a producer pushes nothing after its last re-check saw a full ring: from full
-// (above the resume level) the ring drains one pop at a time and passes the resume level
-// exactly once.
+// the consumer declines to notify, the producer's re-check holds. pop_and_release() alone is
+// not enough: its size test may read the producer's tail late (a push still on its way), see
+// the ring one lower than it is and miss the crossing; the ring then drains to empty with
+// the producer asleep (tests/exec link thread_to_task hung about once in eight runs). The
+// full R3 at "empty" closes that: every drain ends there, and the Dekker pair above holds
+// for it.
 //
 // Abandon (consumer -> producer): a consumer that will never read again (its graph was
 // cancelled) calls abandon(): abandoned = true, then R3 unconditionally. A producer's re-check
@@ -328,7 +331,8 @@ class link final : public link_base {
   void pop() noexcept { ring_.pop(); }
   /// Removes the first `n` items of the last batch read.
   void pop_n(std::size_t n) noexcept { ring_.pop_n(n); }
-  /// pop(), and R3 at the pop that brings the ring down to the resume level.
+  /// pop(), and R3 early at the pop seen to reach the resume level (see R3: the consumer
+  /// still calls release_producer() once the link is empty).
   void pop_and_release() noexcept {
     ring_.pop();
     if (ring_.size_approx() == resume_level()) release_producer();

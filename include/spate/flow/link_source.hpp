@@ -49,6 +49,7 @@ class link_source : public node<void, T> {
     if (input_->is_closed()) {
       return input_->front() != nullptr ? produce_status::more : produce_status::ended;
     }
+    input_->release_producer();  // drained: R3 in full before the task idles (link.hpp)
     return produce_status::wait;
   }
   /// The idle re-check: an item or end of stream arrived (atomics only).
