@@ -21,6 +21,7 @@
 
 #include "../actor/test_support.hpp"
 #include "../exec/link_consumers.hpp"
+#include "../faults/fault_helpers.hpp"
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
 #include "spate/flow/wake_timer.hpp"
@@ -50,21 +51,9 @@ struct inject_delays {
   ~inject_delays() { spate::set_stress_injection(previous); }
 };
 
-// Runs `body` on a thread of its own; fails (and ends the process, since the body may be
-// stuck for good) when it has not returned within `limit`.
-void within(std::chrono::seconds limit, const std::string& what, std::function<void()> body) {
-  std::packaged_task<void()> task(std::move(body));
-  auto done = task.get_future();
-  std::thread runner(std::move(task));
-  if (done.wait_for(limit) != std::future_status::ready) {
-    std::fprintf(stderr, "stress: '%s' made no progress for %lld s: a lost wake-up\n", what.c_str(),
-                 static_cast<long long>(limit.count()));
-    std::fflush(stderr);
-    std::_Exit(3);
-  }
-  runner.join();
-  done.get();  // rethrows a failure of the body
-}
+// The watchdog: runs a round's body on a thread of its own and ends the process when it has
+// not returned in time (a lost wake-up; the stuck body cannot be cancelled).
+using spate::test::within;
 
 spate::scheduler_config no_safety_net(std::size_t threads) {
   auto c = spate::scheduler_config::default_preset();

@@ -117,7 +117,7 @@ class node_task final : public node_task_base {
     if (!input_done_) {
       const std::size_t handled = consume_some(budget);
       if (failed_) return end_cancelled(port_ptr(), inputs_);
-      release_waiting_producers(inputs_);
+      release_producers(inputs_);  // link R3, one fence for every input
       if (has_port()) port_->notify_consumers();
       if (has_port() && port_->has_pending()) return wait_for_output(*port_, inputs_);
       if (!input_done_) {
@@ -352,7 +352,7 @@ class collector_task final : public node_task_base {
       if (port_->has_pending()) break;
     }
     stats_.items_out.store(port_->sent(), std::memory_order_relaxed);
-    release_waiting_producers(inputs_);
+    release_producers(inputs_);  // link R3
     port_->notify_consumers();
     if (port_->has_pending()) return wait_for_output(*port_, inputs_);
     if (handled == budget) return resume_result::resume_later;

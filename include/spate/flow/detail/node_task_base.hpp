@@ -144,20 +144,11 @@ class node_task_base : public unit {
     return true;
   }
 
-  // Wakes producers that wait for room on `inputs` (call after consuming from them): the
-  // link's step R3 (exec/link.hpp), one fence for every input. `unconditionally` is for a
-  // consumer that ends early (cancellation).
-  template <class Edges>
-  static void release_waiting_producers(const Edges& inputs,
-                                        bool unconditionally = false) noexcept {
-    release_producers(inputs, unconditionally);
-  }
-
   // The output is full: ask the consumers to wake us when they make room, then idle.
   template <class Port, class Edges>
   resume_result wait_for_output(Port& port, const Edges& inputs) {
     add_single_writer(stats_.output_blocked);
-    release_waiting_producers(inputs);  // our own inputs may hold producers back
+    release_producers(inputs);  // link R3: our own inputs may hold producers back
     port.notify_consumers();
     port.request_space_notification();
     // This flush may fill rings whose consumers are already idle: tell them, or both sides
@@ -179,7 +170,7 @@ class node_task_base : public unit {
   // for us, let producers waiting on our inputs go, and end.
   template <class Port, class Edges>
   resume_result end_cancelled(Port* port, const Edges& inputs) noexcept {
-    release_waiting_producers(inputs, true);
+    release_producers(inputs, true);  // link R3, unconditionally: we end early
     if (port != nullptr) port->close();
     return finish();
   }

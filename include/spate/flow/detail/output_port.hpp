@@ -131,11 +131,7 @@ class edge_writers {
   // is larger: it should start on the run while the producer fills the next replica's.
   void end_run(std::size_t i) noexcept {
     writer& w = writers_[i];
-    commit(w);
-    if (w.unnotified >= std::min<std::uint32_t>(w.notify_batch, round_robin::run_length)) {
-      w.unnotified = 0;
-      w.target->wake_consumer();
-    }
+    publish(w, std::min<std::uint32_t>(w.notify_batch, round_robin::run_length));
   }
 
   void push(std::size_t i, E&& item) {
@@ -222,11 +218,13 @@ class edge_writers {
     w.unnotified += static_cast<std::uint32_t>(added);
   }
 
-  // Commits, and wakes the consumer once a batch has built up since it was last told (the
-  // producer keeps running; the rest is told at the end of its activation).
-  void publish(writer& w) noexcept {
+  // Commits, and wakes the consumer once `batch` items (the link's notify batch unless
+  // said) have built up since it was last told (the producer keeps running; the rest is
+  // told at the end of its activation).
+  void publish(writer& w) noexcept { publish(w, w.notify_batch); }
+  void publish(writer& w, std::uint32_t batch) noexcept {
     commit(w);
-    if (w.unnotified >= w.notify_batch) {
+    if (w.unnotified >= batch) {
       w.unnotified = 0;
       w.target->wake_consumer();
     }
