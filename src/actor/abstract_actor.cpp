@@ -1,7 +1,9 @@
 #include "spate/actor/abstract_actor.hpp"
+#include "spate/log/log.hpp"
 #include "spate/platform/single_writer_counter.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "spate/actor/actor_system.hpp"
 
@@ -30,6 +32,12 @@ void abstract_actor::kill(exit_reason reason) {
 void abstract_actor::reject_after_termination(const std::shared_ptr<response_sink>& reply,
                                               const char*) {
   count_dead_letters(1);
+  // Debug, not warn: a message racing an actor's end is ordinary (the counter is exported).
+  if (log::enabled(log::level::debug)) {
+    log::write(log::level::debug, "actor",
+               "dead letter: a message to actor '" + name_ + "' (#" + std::to_string(id_) +
+                   "), which has terminated");
+  }
   if (reply) {
     reply->fail(
         request_error(request_error_code::dead_actor, "actor '" + name_ + "' has terminated"));
@@ -156,6 +164,11 @@ void abstract_actor::terminate(exit_reason reason) {
   finish_unit();
   const std::size_t dropped = drop_mailbox();
   count_dead_letters(dropped);
+  if (dropped != 0 && log::enabled(log::level::debug)) {
+    log::write(log::level::debug, "actor",
+               "dead letters: actor '" + name_ + "' (#" + std::to_string(id_) +
+                   ") terminated with " + std::to_string(dropped) + " messages unread");
+  }
   while (control_message* m = control_.pop()) delete m;
   auto [linked, monitors] = links_.close(reason);
   const actor me = self();

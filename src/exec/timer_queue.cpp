@@ -1,7 +1,7 @@
 #include "spate/exec/detail/timer_queue.hpp"
+#include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
 
-#include <cstdio>
 #include <string>
 
 namespace spate {
@@ -67,10 +67,13 @@ bool timer_queue::invoke(std::function<void()>& callback) noexcept {
         handler(error);
         return false;
       }
-    } catch (...) {  // a throwing handler (or no memory to copy it): fall back to stderr
+    } catch (...) {  // a throwing handler (or no memory to copy it): fall back to the log
     }
-    std::fprintf(stderr, "spate: a timer callback threw: %s (the timer is cancelled)\n",
-                 exception_text(error).c_str());
+    try {
+      log::write(log::level::error, "timer",
+                 "a timer callback threw: " + exception_text(error) + " (the timer is cancelled)");
+    } catch (...) {  // no memory for the text: nothing left to report with
+    }
     return false;
   }
 }

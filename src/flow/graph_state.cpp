@@ -1,10 +1,11 @@
 #include "spate/flow/detail/graph_state.hpp"
 
 #include "spate/flow/detail/node_task_base.hpp"
+#include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
 
 #include <chrono>
-#include <cstdio>
+#include <string>
 
 namespace spate::flow::detail {
 
@@ -111,11 +112,19 @@ void graph_state::wait_and_rethrow() {
       }
       if (reported) continue;
       reported = true;
-      std::fprintf(stderr,
-                   "spate::flow: for %lld ms no item moved and no activation ended (a stall, or "
-                   "one activation running that long); tasks:\n",
-                   static_cast<long long>(stall_report_after_.count()));
-      for (auto& t : tasks_) std::fprintf(stderr, "  %s\n", t->describe().c_str());
+      // One record for the whole report, so a sink keeps it together and another thread's
+      // lines cannot land in the middle of it.
+      if (log::enabled(log::level::warn)) {
+        std::string report = "for " + std::to_string(stall_report_after_.count()) +
+                             " ms no item moved and no activation ended (a stall, or one "
+                             "activation running that long); tasks:";
+        for (auto& t : tasks_) report += "\n  " + t->describe();
+        // The sink runs without the lock: a slow sink must not hold up task_finished() on
+        // the workers, and a sink that asks this graph whether it finished must not deadlock.
+        lock.unlock();
+        log::write(log::level::warn, "flow", report);
+        lock.lock();
+      }
     }
   }
   if (error_) throw node_error(error_node_, error_message_, error_);

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
 
+#include "rdkafka_log.hpp"
 #include "spate/kafka/source.hpp"
 
 namespace spate::kafka::detail {
@@ -88,13 +88,15 @@ void consumer_reader::commit(void* handle, bool wait, clock::time_point deadline
     rd_kafka_commit_queue(consumer, list, results, nullptr, nullptr);
     if (rd_kafka_event_t* e = rd_kafka_queue_poll(results, millis_until(deadline))) {
       if (rd_kafka_event_error(e) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        std::fprintf(stderr, "spate::kafka: topic '%s': committing offsets failed: %s\n",
-                     options_.topic.c_str(), rd_kafka_event_error_string(e));
+        // A warning: the records are read again after a restart (at-least-once), not lost.
+        log::write(log::level::warn, "kafka",
+                   "topic '" + options_.topic +
+                       "': committing offsets failed: " + rd_kafka_event_error_string(e));
       }
       rd_kafka_event_destroy(e);
     } else {
-      std::fprintf(stderr, "spate::kafka: topic '%s': offsets not committed: no answer in time\n",
-                   options_.topic.c_str());
+      log::write(log::level::warn, "kafka",
+                 "topic '" + options_.topic + "': offsets not committed: no answer in time");
     }
     rd_kafka_queue_destroy(results);
   }
@@ -142,6 +144,7 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_rebalance_cb(conf, &consumer_callbacks::rebalance);
     rd_kafka_conf_set_error_cb(conf, &consumer_callbacks::error);
+    log_through_spate(conf);
     char error[512];
     consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
     if (consumer == nullptr) throw std::runtime_error(where + ": " + error);
@@ -237,7 +240,7 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
       feed.close();
       closed = true;
     } else {
-      std::fprintf(stderr, "%s\n", e.what());
+      log::write(log::level::error, "kafka", e.what());
     }
   }
   if (!closed) feed.close();

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "rdkafka_log.hpp"
 #include "spate/kafka/sink.hpp"
 
 namespace spate::kafka::detail {
@@ -63,6 +64,7 @@ producer::producer(const producer_options& options) : state_(std::make_unique<st
   for (const auto& [key, value] : options.settings) set(key, value);
   rd_kafka_conf_set_opaque(conf, state_.get());
   rd_kafka_conf_set_dr_msg_cb(conf, &state::delivered);
+  log_through_spate(conf);
   state_->handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
   if (state_->handle == nullptr) throw std::runtime_error(state_->where + ": " + error);
 }

@@ -1,9 +1,9 @@
 #include "spate/observe/progress_reporter.hpp"
 
 #include <cstdio>
-#include <iostream>
 
 #include "spate/flow/graph.hpp"
+#include "spate/log/log.hpp"
 
 namespace spate::observe {
 
@@ -73,7 +73,7 @@ void progress_reporter::run() {
     if (options_.print) {
       options_.print(text);
     } else {
-      std::cerr << text << '\n';
+      log::write(log::level::info, "progress", text);
     }
     lock.lock();
   }

@@ -26,8 +26,8 @@ struct graph_options {
   /// node whose replicas are busy all the time is the one that limits the graph.
   bool measure_busy_time = false;
   /// A run() or wait() that sees no progress (no item in or out, no activation, anywhere in
-  /// the graph) for this long prints every task's state to stderr, once per stall, to
-  /// diagnose a stuck job. Zero: never. Counters move when an activation ends, so one
+  /// the graph) for this long logs every task's state (a warning, spate/log/log.hpp), once per
+  /// stall, to diagnose a stuck job. Zero: never. Counters move when an activation ends, so one
   /// activation that runs longer than this (up to items_per_activation slow items) counts
   /// as a stall too; the report shows which task was running.
   std::chrono::milliseconds stall_report_after = std::chrono::seconds(30);

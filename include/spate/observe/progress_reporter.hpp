@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include "spate/platform/export.hpp"
 
 namespace spate::flow {
 class graph;
@@ -25,12 +26,13 @@ struct progress_options {
   std::string unit = "items";             ///< what is counted ("lines")
   std::uint64_t total = 0;                ///< 0: unknown (no percentage, no time left)
   std::chrono::milliseconds period{500};  ///< between lines
-  /// Where lines go; standard error when empty.
+  /// Where lines go; when empty, to the log (spate/log/log.hpp) at level info, component
+  /// "progress": stderr unless a log sink is set.
   std::function<void(const std::string&)> print;
 };
 
 /// Prints a job's progress every period from a thread of its own (RAII).
-class progress_reporter {
+class SPATE_API progress_reporter {
  public:
   /// `done` is called on the reporter's thread and must be safe there (read atomics).
   progress_reporter(std::function<std::uint64_t()> done, progress_options options);
@@ -61,6 +63,6 @@ class progress_reporter {
 /// Items the replicas of the stage named `stage` have consumed (a source: sent), read from
 /// the graph's counters; any thread, also while the graph runs. Counters move once per
 /// activation, so the count trails the truth by at most one batch per replica.
-std::function<std::uint64_t()> items_through(const flow::graph& graph, std::string stage);
+SPATE_API std::function<std::uint64_t()> items_through(const flow::graph& graph, std::string stage);
 
 }  // namespace spate::observe

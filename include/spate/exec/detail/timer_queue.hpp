@@ -11,7 +11,7 @@
 // time), in deadline order; they must be short and must not block.
 //
 // A callback that throws does not unwind into the worker (which would end the process):
-// the exception goes to the error handler (the runtime's error reporter; stderr without
+// the exception goes to the error handler (the runtime's error reporter; the log without
 // one), and a periodic timer that threw is cancelled, since it would most likely throw
 // again at every period. The queue stays usable: the drain flag is cleared as usual.
 #include <atomic>
@@ -23,11 +23,12 @@
 #include <queue>
 #include <unordered_map>
 #include <vector>
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// The timers a worker pool runs: deadlines in a heap, fired by the workers.
-class timer_queue {
+class SPATE_API timer_queue {
  public:
   using clock = std::chrono::steady_clock;                ///< deadlines are on this clock
   using timer_id = std::uint64_t;                         ///< names a timer for cancel(); never 0

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -21,6 +21,7 @@
 #include "spate/flow/policies.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/flow/wake_timer.hpp"
+#include "spate/log/log.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_keeper.hpp"
 #include "spate/window/time_window.hpp"
@@ -39,15 +40,16 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
 
  public:
   time_emitter(pattern p, time_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
-               tuple_memory m, std::shared_ptr<window_report> report)
+               const pattern_options& options)
       : pattern_(p),
         spec_(spec),
         key_(std::move(key)),
         time_(std::move(time)),
         workers_(workers),
-        pool_(make_tuple_pool<T>(m, workers)),
-        report_(report ? std::move(report) : std::make_shared<window_report>()),
-        report_asked_for_(report_.use_count() > 1) {}
+        pool_(make_tuple_pool<T>(options.memory, workers)),
+        report_(options.report ? options.report : std::make_shared<window_report>()),
+        report_asked_for_(options.report != nullptr),
+        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr) {}
 
   void on_start() {
     if constexpr (processing_time) {
@@ -75,12 +77,14 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
       advance(now());  // windows that ended before the stream did are complete
     }
     const auto late = report_->late_tuples.load(), dropped = report_->dropped_tuples.load();
-    if (late != 0 && !report_asked_for_)
-      std::fprintf(stderr,
-                   "spate window: %llu late tuples arrived after some of their windows fired "
-                   "(%llu of them after all of them, so in no window); allowed lateness %llu\n",
-                   static_cast<unsigned long long>(late), static_cast<unsigned long long>(dropped),
-                   static_cast<unsigned long long>(spec_.lateness));
+    if (late != 0 && !report_asked_for_ && spate::log::enabled(spate::log::level::warn)) {
+      spate::log::write(spate::log::level::warn, "window",
+                        std::to_string(late) +
+                            " late tuples arrived after some of their windows fired (" +
+                            std::to_string(dropped) +
+                            " of them after all of them, so in no window); allowed lateness " +
+                            std::to_string(spec_.lateness));
+    }
   }
 
  private:
@@ -109,6 +113,7 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
     }
     multicast_tuple(pattern_, key_(tuple), open_from, last, workers_, pool_.get(), std::move(tuple),
                     t, [this](routed_tuple<T>&& m) { this->send_next(std::move(m)); });
+    pool_gauge_.update();
   }
 
   pattern pattern_;
@@ -117,8 +122,9 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
   TimeFn time_;
   std::uint32_t workers_;
   std::unique_ptr<memory::slab_pool> pool_;
-  std::shared_ptr<window_report> report_;
+  std::shared_ptr<window_report> report_;  // outlives pool_gauge_
   bool report_asked_for_;
+  pool_gauge pool_gauge_;  // follows pool_ in the report the user asked for
   std::uint64_t newest_ = 0, fired_ = 0;
   clock::time_point origin_{};  // processing time: when the emitter started
   flow::wake_timer timer_;      // processing time: wakes the emitter every tick
@@ -209,8 +215,7 @@ class time_collector : public flow::node<time_worker_output<Result>, Result> {
 
 template <class T, class KeyFn, class TimeFn, class F>
 auto time_window_pattern(pattern p, time_window spec, KeyFn key, TimeFn time, F f,
-                         std::size_t workers, tuple_memory memory,
-                         std::shared_ptr<window_report> report) {
+                         std::size_t workers, pattern_options options) {
   spec.check();
   check_workers(workers);
   using worker_type = time_worker<T, KeyFn, F>;
@@ -218,7 +223,7 @@ auto time_window_pattern(pattern p, time_window spec, KeyFn key, TimeFn time, F 
   return assemble_window_pattern<T>(
       p, workers,
       flow::make_stage<time_emitter<T, KeyFn, TimeFn>>(p, spec, key, std::move(time),
-                                                       std::uint32_t(workers), memory, report),
+                                                       std::uint32_t(workers), std::move(options)),
       flow::make_stage<worker_type>(p, spec, key, std::move(f)),
       flow::make_stage<time_collector<result_type>>(spec, std::uint32_t(workers)));
 }

@@ -1,0 +1,33 @@
+#pragma once
+// librdkafka's own log lines (connection failures, broker state), which it prints to stderr
+// by default, sent to spate's log instead (component "kafka"), for every handle spate makes.
+#include <librdkafka/rdkafka.h>
+
+#include <string>
+
+#include "spate/log/log.hpp"
+
+namespace spate::kafka::detail {
+
+// librdkafka's levels are syslog's: 0-3 emergency..error, 4 warning, 5-6 notice and info,
+// 7 debug. Called on librdkafka's own threads (the log is thread-safe); noexcept because an
+// exception must not unwind into C (a line that cannot be built for want of memory is lost).
+inline void rdkafka_log(const rd_kafka_t*, int syslog_level, const char* facility,
+                        const char* text) noexcept {
+  const log::level severity = syslog_level <= 3   ? log::level::error
+                              : syslog_level == 4 ? log::level::warn
+                              : syslog_level <= 6 ? log::level::info
+                                                  : log::level::debug;
+  if (!log::enabled(severity)) return;
+  try {
+    log::write(severity, "kafka", std::string("librdkafka ") + facility + ": " + text);
+  } catch (...) {
+  }
+}
+
+// Before rd_kafka_new(), which takes the configuration.
+inline void log_through_spate(rd_kafka_conf_t* conf) {
+  rd_kafka_conf_set_log_cb(conf, &rdkafka_log);
+}
+
+}  // namespace spate::kafka::detail
