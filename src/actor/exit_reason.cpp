@@ -16,6 +16,22 @@ std::string to_string(exit_code code) {
   return "unknown";
 }
 
+std::string to_string(request_error_code code) {
+  switch (code) {
+    case request_error_code::timeout:
+      return "timeout";
+    case request_error_code::dead_actor:
+      return "dead_actor";
+    case request_error_code::unexpected_message:
+      return "unexpected_message";
+    case request_error_code::handler_failed:
+      return "handler_failed";
+    case request_error_code::broken_promise:
+      return "broken_promise";
+  }
+  return "unknown";
+}
+
 std::string to_string(const exit_reason& reason) {
   return reason.message.empty() ? to_string(reason.code)
                                 : to_string(reason.code) + ": " + reason.message;

@@ -4,6 +4,31 @@
 #include <utility>
 
 namespace spate {
+namespace {
+
+// A time-out in the largest unit that states it exactly: "50 ms", "2 s", "1500 us".
+std::string duration_text(std::chrono::nanoseconds d) {
+  const auto n = d.count();
+  if (n % 1'000'000'000 == 0) return std::to_string(n / 1'000'000'000) + " s";
+  if (n % 1'000'000 == 0) return std::to_string(n / 1'000'000) + " ms";
+  if (n % 1'000 == 0) return std::to_string(n / 1'000) + " us";
+  return std::to_string(n) + " ns";
+}
+
+}  // namespace
+
+std::string response_sink::describe_target(const std::string& name, std::uint64_t id) {
+  if (name.empty()) return "actor " + std::to_string(id);
+  return "actor '" + name + "' (id " + std::to_string(id) + ")";
+}
+
+request_error response_sink::timeout_error() const {
+  std::string text = "request '" + request_type_ + "'";
+  if (!target_.empty()) text += " to " + target_;
+  text += " timed out";
+  if (timeout_.count() > 0) text += " after " + duration_text(timeout_);
+  return request_error(request_error_code::timeout, text);
+}
 
 response_sink::~response_sink() {
   if (!completed_ && requester_) {
@@ -73,7 +98,7 @@ std::any response_sink::wait_until(std::chrono::steady_clock::time_point deadlin
   std::unique_lock lock(mutex_);
   if (!completed_cv_.wait_until(lock, deadline, [&] { return completed_; })) {
     completed_ = true;  // a late response is ignored
-    throw request_error(request_error_code::timeout, "request '" + request_type_ + "' timed out");
+    throw timeout_error();
   }
   if (error_) throw request_error(error_->code, error_->text);
   return std::move(*value_);

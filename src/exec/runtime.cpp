@@ -1,20 +1,39 @@
 #include "spate/exec/runtime.hpp"
+#include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
+#include <string_view>
 
 namespace spate {
 namespace {
 
+// The environment, then the command line, each applied on top of what is set (a preset in
+// either keeps the polling knobs the program changed: scheduler_config::apply), and each
+// named in the errors it causes.
 scheduler_config configured(runtime_config& config) {
-  std::vector<scheduler_config::setting> settings;
-  if (config.read_environment) settings = scheduler_config::settings_from_environment();
-  settings.insert(settings.end(), config.command_line.begin(), config.command_line.end());
-  config.scheduler.apply(settings);
+  using source = scheduler_config::setting_source;
+  if (config.read_environment) {
+    config.scheduler.apply(scheduler_config::settings_from_environment(), source::environment);
+  }
+  config.scheduler.apply(config.command_line, source::command_line);
   config.scheduler.validate();
   return config.scheduler;
+}
+
+// An error goes to the program's error_reporter when it set one (it asked for every error
+// text, as before the log existed), otherwise to the log at level error. The log's line
+// names the component, so the texts' own "spate: " prefix is left out there.
+void report_to(const runtime_config& config, std::string_view component, const std::string& text,
+               log::level level = log::level::error) {
+  if (config.error_reporter) {
+    config.error_reporter(text);
+    return;
+  }
+  std::string_view body = text;
+  if (body.starts_with("spate: ")) body.remove_prefix(7);
+  log::write(level, component, body);
 }
 
 }  // namespace
@@ -30,9 +49,16 @@ runtime::runtime(runtime_config config)
     : config_(std::move(config)),
       pool_(std::make_unique<worker_pool>(configured(config_))),
       timers_(std::make_unique<timer_service>(*pool_)) {
+  // Warnings, not errors: the environment is shared with every other program.
+  if (config_.read_environment) {
+    for (const std::string& warning : scheduler_config::environment_warnings()) {
+      report_to(config_, "config", warning, log::level::warn);
+    }
+  }
   pool_->set_timer_error_handler([this](std::exception_ptr error) {
-    report_error("spate: a timer callback threw: " + exception_text(error) +
-                 " (the timer is cancelled)");
+    report_to(
+        config_, "timer",
+        "spate: a timer callback threw: " + exception_text(error) + " (the timer is cancelled)");
   });
 }
 
@@ -90,12 +116,7 @@ void runtime::remove_shutdown_step(std::size_t key) {
 }
 
 void runtime::report_error(const std::string& text) {
-  if (config_.error_reporter) {
-    config_.error_reporter(text);
-    return;
-  }
-  std::lock_guard lock(report_mutex_);
-  std::fprintf(stderr, "%s\n", text.c_str());
+  report_to(config_, "runtime", text);
 }
 
 bool runtime::is_shut_down() const {

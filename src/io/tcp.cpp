@@ -20,12 +20,18 @@ namespace {
   throw std::runtime_error("spate::io: " + what + " " + where + ": " + std::strerror(errno));
 }
 
-sockaddr_in address_of(const std::string& address, int port) {
+// `what` ("cannot listen on") names the operation in the error.
+sockaddr_in address_of(const std::string& address, int port, const std::string& what) {
+  if (port < 0 || port > 65535) {
+    throw std::invalid_argument("spate::io: " + what + " " + address + ":" + std::to_string(port) +
+                                ": port " + std::to_string(port) + " is not from 0 to 65535");
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(port));
   if (::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1) {
-    throw std::invalid_argument("spate::io: '" + address + "' is not an IPv4 address");
+    throw std::invalid_argument("spate::io: " + what + " " + address + ":" + std::to_string(port) +
+                                ": '" + address + "' is not an IPv4 address (a.b.c.d)");
   }
   return a;
 }
@@ -34,7 +40,7 @@ sockaddr_in address_of(const std::string& address, int port) {
 
 tcp_listener::tcp_listener(int port, std::string address) : address_(std::move(address)) {
   const std::string where = address_ + ":" + std::to_string(port);
-  const sockaddr_in a = address_of(address_, port);
+  const sockaddr_in a = address_of(address_, port, "cannot listen on");
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) fail("cannot create a socket for", where);
   const int yes = 1;
@@ -56,28 +62,29 @@ tcp_listener::~tcp_listener() {
 }
 
 int tcp_listener::accept_one(int wake_fd) {
+  const std::string where = address_ + ":" + std::to_string(port_);
   for (;;) {
     pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
     const int ready = ::poll(p, wake_fd >= 0 ? 2 : 1, -1);
-    if (ready < 0 && errno != EINTR) fail("cannot wait for a connection on", address_);
-    if (ready <= 0) continue;  // EINTR
+    if (ready < 0 && errno != EINTR) fail("cannot wait for a connection on", where);
+    if (ready <= 0) continue;                                     // EINTR
     if (wake_fd >= 0 && (p[1].revents & POLLIN) != 0) return -1;  // asked to stop
     if ((p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
       errno = EBADF;
-      fail("cannot wait for a connection on", address_);
+      fail("cannot wait for a connection on", where);
     }
     if ((p[0].revents & POLLIN) == 0) continue;
     const int connection = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) return connection;
     if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
-      fail("cannot accept a connection on", address_ + ":" + std::to_string(port_));
+      fail("cannot accept a connection on", where);
     }
   }
 }
 
 tcp_connection::tcp_connection(const std::string& address, int port)
     : peer_(address + ":" + std::to_string(port)) {
-  const sockaddr_in a = address_of(address, port);
+  const sockaddr_in a = address_of(address, port, "cannot connect to");
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) fail("cannot create a socket for", peer_);
   if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
@@ -92,7 +99,7 @@ tcp_connection::tcp_connection(const std::string& address, int port)
 // Non-blocking connect: the wait for the handshake is a poll() that the wake fd ends.
 tcp_connection::tcp_connection(const std::string& address, int port, int wake_fd)
     : peer_(address + ":" + std::to_string(port)) {
-  const sockaddr_in a = address_of(address, port);
+  const sockaddr_in a = address_of(address, port, "cannot connect to");
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd_ < 0) fail("cannot create a socket for", peer_);
   auto give_up = [this] {

@@ -5,6 +5,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "rdkafka_log.hpp"
+
 namespace spate::kafka {
 
 void create_topic(const std::string& brokers, const std::string& topic, int partitions) {
@@ -13,11 +15,16 @@ void create_topic(const std::string& brokers, const std::string& topic, int part
   if (rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), error, sizeof error) !=
       RD_KAFKA_CONF_OK) {
     rd_kafka_conf_destroy(conf);
-    throw std::invalid_argument("spate::kafka::create_topic: " + std::string(error));
+    throw std::invalid_argument("spate::kafka::create_topic: topic '" + topic + "': brokers '" +
+                                brokers + "': " + std::string(error));
   }
+  detail::log_through_spate(conf);
   std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)> admin(
       rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error), rd_kafka_destroy);
-  if (!admin) throw std::runtime_error("spate::kafka::create_topic: " + std::string(error));
+  if (!admin) {
+    throw std::runtime_error("spate::kafka::create_topic: topic '" + topic + "' at " + brokers +
+                             ": " + std::string(error));
+  }
   std::unique_ptr<rd_kafka_NewTopic_t, void (*)(rd_kafka_NewTopic_t*)> request(
       rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, error, sizeof error),
       rd_kafka_NewTopic_destroy);

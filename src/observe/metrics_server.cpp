@@ -1,12 +1,51 @@
 #include "spate/observe/metrics_server.hpp"
 
 #include <httplib.h>
+#include <netdb.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <thread>
 
 namespace spate::observe {
+namespace {
+
+// cpp-httplib reports a failed bind or listen as false, without the reason. Binding a socket
+// of our own to the same address finds it: the usual causes (the port taken, a privileged
+// port, an address not on this host, a host name that does not resolve) persist between the
+// two attempts.
+std::string bind_failure_reason(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int error = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); error != 0) {
+    return ::gai_strerror(error);
+  }
+  std::string reason = "reason unknown (a second attempt succeeded)";
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      reason = std::strerror(errno);
+      continue;
+    }
+    const int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    const bool bound = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1) == 0;
+    if (!bound) reason = std::strerror(errno);
+    ::close(fd);
+    if (!bound) break;
+  }
+  ::freeaddrinfo(found);
+  return reason;
+}
+
+}  // namespace
 
 struct metrics_server::implementation {
   httplib::Server server;
@@ -33,7 +72,8 @@ metrics_server::metrics_server(const metrics_registry& registry, metrics_server_
               : (server.bind_to_port(options.address, options.port) ? options.port : -1);
   if (port_ < 0) {
     throw std::runtime_error("spate::observe::metrics_server: cannot listen on " + options.address +
-                             ":" + std::to_string(options.port));
+                             ":" + std::to_string(options.port) + ": " +
+                             bind_failure_reason(options.address, options.port));
   }
   implementation_->thread = std::thread([&server] { server.listen_after_bind(); });
   // A stop() before the listening loop has started would be missed, and the destructor

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <string>
 
 #include "test_support.hpp"
@@ -160,4 +161,69 @@ TEST(request, a_maximal_timeout_means_no_timeout_not_an_immediate_one) {
   // now() + nanoseconds::max() used to overflow into the past: the request timed out at once.
   int r = spate::request(calc, square{9}, std::chrono::nanoseconds::max()).get();
   EXPECT_EQ(r, 81);
+}
+
+namespace {
+// Asks `target` for an int with a 50 ms time-out from inside an actor; the error's text goes
+// to `failed`.
+struct go {
+  spate::actor target;
+};
+struct impatient : spate::typed_actor<impatient, go> {
+  void on(go& g) {
+    spate::request<int>(g.target, 1, std::chrono::milliseconds(50))
+        .then(
+            *this, [](int) {},
+            [this](const spate::request_error& e) {
+              failed->set_value(spate::to_string(e.code()) + ": " + e.what());
+            });
+  }
+  std::promise<std::string>* failed = nullptr;
+};
+}  // namespace
+
+// Issue 23: "request 'int' timed out" did not say to whom, nor after how long.
+TEST(request, a_timeout_names_the_target_and_the_timeout) {
+  spate::actor_system system(quiet_config());
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  // Never reads its mailbox until released: every request to it times out.
+  auto silent =
+      system.spawn_blocking([released](spate::blocking_actor&) { released.wait(); }, "silent");
+  const std::string target = "actor 'silent' (id " + std::to_string(silent.id()) + ")";
+  try {
+    spate::request<int>(silent, 1, 50ms).get();
+    FAIL() << "expected a time-out";
+  } catch (const spate::request_error& e) {
+    EXPECT_EQ(e.code(), spate::request_error_code::timeout);
+    EXPECT_EQ(std::string(e.what()), "request 'int' to " + target + " timed out after 50 ms");
+  }
+  // The same text through then(), where the timer fails the request.
+  std::promise<std::string> failed;
+  auto asker = system.spawn<impatient>();
+  asker.get()->failed = &failed;  // before any message: set-up only
+  spate::send(asker, go{silent});
+  EXPECT_EQ(failed.get_future().get(),
+            "timeout: request 'int' to " + target + " timed out after 50 ms");
+  release.set_value();
+}
+
+TEST(request, an_unnamed_target_is_named_by_its_id_and_other_units_are_kept) {
+  EXPECT_EQ(spate::response_sink::describe_target("", 7), "actor 7");
+  EXPECT_EQ(spate::response_sink::describe_target("pinger", 7), "actor 'pinger' (id 7)");
+  spate::response_sink seconds("ping", "actor 7", std::chrono::seconds(2));
+  EXPECT_STREQ(seconds.timeout_error().what(), "request 'ping' to actor 7 timed out after 2 s");
+  spate::response_sink micros("ping", "actor 7", std::chrono::microseconds(1500));
+  EXPECT_STREQ(micros.timeout_error().what(), "request 'ping' to actor 7 timed out after 1500 us");
+  EXPECT_EQ(micros.timeout_error().code(), spate::request_error_code::timeout);
+}
+
+TEST(request, every_error_code_has_a_name) {
+  EXPECT_EQ(spate::to_string(spate::request_error_code::timeout), "timeout");
+  EXPECT_EQ(spate::to_string(spate::request_error_code::dead_actor), "dead_actor");
+  EXPECT_EQ(spate::to_string(spate::request_error_code::unexpected_message), "unexpected_message");
+  EXPECT_EQ(spate::to_string(spate::request_error_code::handler_failed), "handler_failed");
+  EXPECT_EQ(spate::to_string(spate::request_error_code::broken_promise), "broken_promise");
+  // An out-of-range value (a corrupted or future code) still prints.
+  EXPECT_EQ(spate::to_string(static_cast<spate::request_error_code>(99)), "unknown");
 }

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -184,4 +185,34 @@ TEST(csv, typed_rows_arrive_in_order_and_each_bad_row_is_reported_with_its_colum
   EXPECT_EQ(e[3].reason, "quote opened at byte 3 is not closed");
   EXPECT_EQ(e[4].line, 9u);
   EXPECT_EQ(e[4].reason, "field 4 ('buy'): 'maybe' is not a bool (true, false, 1 or 0)");
+}
+
+// Issue 23: the OS reason, not only the path.
+TEST(file_io, open_and_write_errors_carry_the_os_reason) {
+  auto errors = std::make_shared<io::input_errors>();
+  flow::graph reading(flow::pipeline(io::line_source("/nonexistent/input.txt", errors),
+                                     flow::sink([](io::text_line&) {})));
+  try {
+    reading.run(rt());
+    FAIL() << "expected node_error";
+  } catch (const flow::node_error& e) {
+    EXPECT_NE(std::string(e.what()).find("spate::io::line_source: cannot open "
+                                         "'/nonexistent/input.txt': No such file or directory"),
+              std::string::npos)
+        << e.what();
+  }
+  // /dev/full accepts the open and fails every write: the fault is the disk being full.
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  flow::graph writing(
+      flow::pipeline(flow::generate<std::string>(3, [](std::size_t) { return std::string("x"); }),
+                     io::file_sink("/dev/full")));
+  try {
+    writing.run(rt());
+    FAIL() << "expected node_error";
+  } catch (const flow::node_error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "spate::io::file_sink: cannot write to '/dev/full': No space left on device"),
+              std::string::npos)
+        << e.what();
+  }
 }

@@ -161,3 +161,40 @@ TEST(tcp_io, errors_name_the_address_and_an_unconnected_source_can_be_cancelled)
   waiting.cancel();
   waiting.wait();  // returns: the reader thread saw the stop and ended
 }
+
+// Issue 23: every socket error carries the address, the port and the system's reason.
+TEST(tcp_io, socket_errors_carry_the_address_and_the_os_reason) {
+  io::tcp_listener taken;
+  const std::string port = std::to_string(taken.port());
+  try {
+    io::tcp_listener again(taken.port());
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "spate::io: cannot listen on 127.0.0.1:" + port + ": Address already in use");
+  }
+  int closed_port;
+  { closed_port = io::tcp_listener().port(); }  // listened once, now nobody does
+  try {
+    io::tcp_connection refused("127.0.0.1", closed_port);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "spate::io: cannot connect to 127.0.0.1:" +
+                                         std::to_string(closed_port) + ": Connection refused");
+  }
+  try {
+    io::tcp_listener bad(0, "localhost");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "spate::io: cannot listen on localhost:0: 'localhost' is not an IPv4 address "
+              "(a.b.c.d)");
+  }
+  try {
+    io::tcp_connection bad("127.0.0.1", 70000);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "spate::io: cannot connect to 127.0.0.1:70000: port 70000 is not from 0 to 65535");
+  }
+}

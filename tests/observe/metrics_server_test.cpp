@@ -134,3 +134,26 @@ TEST(metrics_server, a_port_in_use_is_an_error_that_names_it) {
         << e.what();
   }
 }
+
+// Issue 23: "cannot listen on 127.0.0.1:9464" said nothing of why.
+TEST(metrics_server, a_port_already_bound_is_an_error_with_the_os_reason) {
+  observe::metrics_registry registry;
+  observe::metrics_server first(registry, {});
+  const int port = first.port();
+  try {
+    observe::metrics_server second(registry, {.address = "127.0.0.1", .port = port});
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "spate::observe::metrics_server: cannot listen on 127.0.0.1:" +
+                                         std::to_string(port) + ": Address already in use");
+  }
+  // An address that is not this host's: the reason says so, not "in use".
+  try {
+    observe::metrics_server elsewhere(registry, {.address = "192.0.2.1", .port = 0});
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "spate::observe::metrics_server: cannot listen on 192.0.2.1:0: Cannot assign "
+              "requested address");
+  }
+}

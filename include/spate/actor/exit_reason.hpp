@@ -2,6 +2,7 @@
 // Why an actor stopped, and the errors a request can end with.
 #include <stdexcept>
 #include <string>
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
@@ -25,8 +26,8 @@ struct exit_reason {
   friend bool operator==(const exit_reason&, const exit_reason&) = default;
 };
 
-std::string to_string(exit_code code);
-std::string to_string(const exit_reason& reason);
+SPATE_API std::string to_string(exit_code code);
+SPATE_API std::string to_string(const exit_reason& reason);
 
 enum class request_error_code {
   timeout,             ///< no response within the request's time-out
@@ -36,8 +37,12 @@ enum class request_error_code {
   broken_promise,      ///< the receiver took the reply over (response_promise) and dropped it
 };
 
+/// The enumerator's name: "timeout", "dead_actor", "unexpected_message", "handler_failed",
+/// "broken_promise" (for logs and test output; request_error::what() has the details).
+SPATE_API std::string to_string(request_error_code code);
+
 /// Why a request failed (timeout, dead actor, unexpected message, handler failure).
-class request_error : public std::runtime_error {
+class SPATE_API request_error : public std::runtime_error {
  public:
   /// An error of kind `code`, explained by `what`.
   request_error(request_error_code code, const std::string& what)

@@ -17,11 +17,12 @@
 #include "spate/actor/actor_ref.hpp"
 #include "spate/actor/exit_reason.hpp"
 #include "spate/exec/timer_service.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// Where a request's answer goes: exactly one value or error, once.
-class response_sink {
+class SPATE_API response_sink {
  public:
   /// Called with the answer.
   using value_handler = std::function<void(std::any&)>;
@@ -30,6 +31,11 @@ class response_sink {
 
   /// For a request of message type `request_type` (named in errors).
   explicit response_sink(std::string request_type) : request_type_(std::move(request_type)) {}
+  /// For a request of message type `request_type` to `target` (an actor, as
+  /// describe_target() names it) that times out after `timeout`: a time-out error names
+  /// all three, "request 'ping' to actor 'pinger' (id 3) timed out after 50 ms".
+  response_sink(std::string request_type, std::string target, std::chrono::nanoseconds timeout)
+      : request_type_(std::move(request_type)), target_(std::move(target)), timeout_(timeout) {}
   /// A request always ends: a sink dropped unanswered (its message lost with a mailbox)
   /// fails its continuation with dead_actor.
   ~response_sink();
@@ -38,6 +44,12 @@ class response_sink {
 
   /// The request's message type.
   const std::string& request_type() const noexcept { return request_type_; }
+  /// The receiver, as named in errors ("actor 'pinger' (id 3)"); empty when not given.
+  const std::string& target() const noexcept { return target_; }
+  /// The request_error_code::timeout error: the request type, the target and the time-out.
+  request_error timeout_error() const;
+  /// "actor 'NAME' (id ID)", or "actor ID" for an actor without a name.
+  static std::string describe_target(const std::string& name, std::uint64_t id);
   /// Both return whether this call completed the request.
   bool deliver(std::any value);
   /// Fails the request unless it was answered; true when this call ended it.
@@ -55,6 +67,8 @@ class response_sink {
   void cancel_timeout_timer();
 
   const std::string request_type_;
+  const std::string target_;
+  const std::chrono::nanoseconds timeout_{0};
   std::mutex mutex_;
   std::condition_variable completed_cv_;
   bool completed_ = false;

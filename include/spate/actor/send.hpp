@@ -84,7 +84,9 @@ auto request(const actor_ref<D>& to, T&& message, std::chrono::nanoseconds timeo
   static_assert(!std::is_same_v<result, detail::deduce_response>,
                 "spate::request to a dynamically typed actor: name the response type, "
                 "request<R>(actor, message, timeout)");
-  auto sink = std::make_shared<response_sink>(type_name<std::decay_t<T>>());
+  detail::checked_target(to, "spate::request");
+  auto sink = std::make_shared<response_sink>(
+      type_name<std::decay_t<T>>(), response_sink::describe_target(to.name(), to.id()), timeout);
   detail::enqueue(to, std::forward<T>(message), message_priority::normal, sink, "spate::request");
   return response<result>(std::move(sink), timeout, &to.get()->system());
 }
@@ -113,9 +115,8 @@ void response<R>::then(Self& self, OnValue on_value, OnError on_error) {
   /// The timer holds the sink, so the time-out fires even if everybody else dropped it; the
   /// sink cancels (and so frees) the timer when the reply comes first.
   const std::string type = sink_->request_type();
-  const auto timer = system_->timers().schedule_after(timeout_, [sink = sink_, type] {
-    sink->fail(request_error(request_error_code::timeout, "request '" + type + "' timed out"));
-  });
+  const auto timer = system_->timers().schedule_after(
+      timeout_, [sink = sink_] { sink->fail(sink->timeout_error()); });
   sink_->set_timeout_timer(system_->timers(), timer);
   sink_->set_continuation(
       actor(&static_cast<abstract_actor&>(self)),

@@ -192,7 +192,11 @@ void send(message_priority priority, const typed_handle<I>& to, T&& message) {
 template <class I, class T>
 auto request(const typed_handle<I>& to, T&& message, std::chrono::nanoseconds timeout) {
   using result = typename typed_handle<I>::template response_t<T>;
-  auto sink = std::make_shared<response_sink>(type_name<std::decay_t<T>>());
+  const auto* target = to.untyped().get();
+  auto sink = std::make_shared<response_sink>(
+      type_name<std::decay_t<T>>(),
+      target != nullptr ? response_sink::describe_target(target->name(), target->id()) : "",
+      timeout);
   to.enqueue(std::forward<T>(message), message_priority::normal, sink, "spate::request");
   return response<result>(std::move(sink), timeout, &to.untyped().get()->system());
 }

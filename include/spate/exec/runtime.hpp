@@ -1,8 +1,8 @@
 #pragma once
 // The runtime: one object that owns what every programming model shares — the worker pool,
 // the timers, the dedicated threads, error reporting — and the order in which they stop.
-// An actor system, a flow graph and (later) a reactor environment all take a `runtime&`, so
-// one program mixes them on one pool:
+// An actor system, a flow graph, a reactor environment and the parallel algorithms all take
+// a `runtime&`, so one program mixes them on one pool:
 //
 //   spate::runtime rt{spate::runtime_config::from_command_line(argc, argv)};
 //   spate::actor_system actors{rt};
@@ -15,7 +15,8 @@
 //
 // Shutdown (shutdown(), or the destructor), in this order:
 //   1. Each attached model stops, newest first: an actor system kills its actors and waits
-//      for them; a model attaches with on_shutdown() and detaches when it is destroyed.
+//      for them, a flow graph is cancelled and waited for, a reactor program stops at its
+//      next microstep; a model attaches with on_shutdown() and detaches when it is destroyed.
 //   2. The timers stop: pending ones are cancelled without running (their callbacks are
 //      freed), so no callback can schedule work on a pool that is stopping.
 //   3. Dedicated threads are asked to stop and joined.
@@ -34,15 +35,21 @@
 #include "spate/exec/scheduler_config.hpp"
 #include "spate/exec/timer_service.hpp"
 #include "spate/exec/worker_pool.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// How a runtime is built.
-struct runtime_config {
+struct SPATE_API runtime_config {
   scheduler_config scheduler = scheduler_config::default_preset();  ///< the worker pool's
-  /// Where models report unexpected messages and unhandled exceptions; default: stderr.
+  /// Where models report unexpected messages and unhandled exceptions. Empty (default): to
+  /// the log (spate/log/log.hpp) at level error, so stderr unless a log sink is set; set:
+  /// every such error text goes here instead, and not to the log.
   std::function<void(const std::string&)> error_reporter;
-  /// SPATE_KEY environment variables override `scheduler` (when the runtime is built).
+  /// SPATE_KEY environment variables override `scheduler` (when the runtime is built); a
+  /// `polling` preset keeps the polling knobs the program changed (scheduler_config::apply),
+  /// and an unknown SPATE_ variable is reported as a warning: to `error_reporter` when set,
+  /// else to the log at level warn (component "config").
   bool read_environment = true;
   /// `--spate.KEY=VALUE` settings taken from a command line; they override the environment.
   std::vector<scheduler_config::setting> command_line;
@@ -55,7 +62,7 @@ struct runtime_config {
 
 /// What every model shares: the worker pool, timers, dedicated threads, error reporting
 /// and the order they stop in (see the top of this file).
-class runtime {
+class SPATE_API runtime {
  public:
   /// Builds the pool and starts its workers (SPATE_* variables and `command_line` applied).
   explicit runtime(runtime_config config = {});
@@ -87,7 +94,8 @@ class runtime {
   /// Unregisters a stop step (its model went away first).
   void remove_shutdown_step(std::size_t key);
 
-  /// Reports an error through config().error_reporter, or to stderr. Thread-safe.
+  /// Reports an error through config().error_reporter, or to the log (level error,
+  /// component "runtime") when there is none. Thread-safe.
   void report_error(const std::string& text);
 
   /// The numbered shutdown above. Idempotent.
@@ -105,7 +113,6 @@ class runtime {
   std::vector<std::pair<std::size_t, std::function<void()>>> shutdown_steps_;
   std::size_t next_step_key_ = 1;
   bool shut_down_ = false;
-  std::mutex report_mutex_;
 };
 
 }  // namespace spate

@@ -156,14 +156,25 @@ node_stage<N> make_stage(Args... args) {
 
 namespace detail {
 
-/// Instantiated only when two stages disagree, so the compiler's message names the
-/// position and both types: "link_type_mismatch<1, std::string, int>".
+/// Used only when two stages disagree. Deleted, so that the compiler's FIRST error line
+/// names the stage (from 0) and both types, "use of deleted function '... [with ... Stage = 1;
+/// Produces = std::string; Consumes = int]'", where a static_assert could only print a
+/// fixed text and leave the types to the "In instantiation of" lines above it.
+template <std::size_t Stage, class Produces, class Consumes>
+constexpr bool pipeline_stage_produces_a_type_the_next_stage_does_not_consume() = delete;
+
+/// Instantiated for each link of a pipeline: the name and arguments also appear in the
+/// instantiation context, "link_type_mismatch<1, std::string, int>".
 template <std::size_t Position, class Produces, class Consumes>
 struct link_type_mismatch {
-  static_assert(std::is_same_v<Produces, Consumes>,
-                "spate::flow::pipeline: stage Position produces a type that stage Position+1 "
-                "does not consume (see the template arguments: position, produced, consumed)");
-  static constexpr bool ok = true;
+  static constexpr bool ok =
+      pipeline_stage_produces_a_type_the_next_stage_does_not_consume<Position, Produces,
+                                                                     Consumes>();
+};
+/// The stages agree.
+template <std::size_t Position, class T>
+struct link_type_mismatch<Position, T, T> {
+  static constexpr bool ok = true;  ///< always
 };
 
 template <class Tuple, std::size_t... I>

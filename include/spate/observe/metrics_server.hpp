@@ -12,6 +12,7 @@
 #include <string>
 
 #include "spate/observe/metrics_registry.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::observe {
 
@@ -22,9 +23,10 @@ struct metrics_server_options {
 };
 
 /// Serves a registry's snapshots over HTTP (see the top of this file).
-class metrics_server {
+class SPATE_API metrics_server {
  public:
-  /// Throws std::runtime_error naming the address when it cannot listen there.
+  /// Throws std::runtime_error naming the address and the system's reason when it cannot
+  /// listen there ("cannot listen on 127.0.0.1:9464: Address already in use").
   metrics_server(const metrics_registry& registry, metrics_server_options options);
   /// Stops serving and joins the server's thread.
   ~metrics_server();
