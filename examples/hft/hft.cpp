@@ -82,14 +82,14 @@ int main(int argc, char** argv) {
     std::size_t windows = 0;
     for (const auto& [s, w] : expected) windows += w.size();
     std::printf("sequential: %zu windows fitted\n", windows);
-    const bool kp =
-        bounded(rt, quotes,
-                window::key_partitioning<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
-                                                     workers, tuple_memory)) == expected;
+    const bool kp = bounded(rt, quotes,
+                            window::key_partitioning<hft::quote>(
+                                hft::windows, hft::symbol_of, hft::predict, workers,
+                                {.memory = tuple_memory})) == expected;
     const bool wf =
         bounded(rt, quotes,
                 window::window_farming<hft::quote>(hft::windows, hft::symbol_of, hft::predict,
-                                                   workers, tuple_memory)) == expected;
+                                                   workers, {.memory = tuple_memory})) == expected;
     const auto& first = expected.begin()->second.front();
     std::printf("symbol %u, window 0: %u one-millisecond points, predicted price %.4f\n", first.key,
                 first.value.points, first.value.price);

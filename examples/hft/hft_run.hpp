@@ -196,8 +196,10 @@ auto with_pattern(bool key_partitioning, Function function, std::size_t workers,
                   spate::window::tuple_memory memory, Run&& run) {
   namespace window = spate::window;
   if (key_partitioning)
-    return run(window::key_partitioning<quote>(windows, symbol_of, function, workers, memory));
-  return run(window::window_farming<quote>(windows, symbol_of, function, workers, memory));
+    return run(
+        window::key_partitioning<quote>(windows, symbol_of, function, workers, {.memory = memory}));
+  return run(
+      window::window_farming<quote>(windows, symbol_of, function, workers, {.memory = memory}));
 }
 
 // The generator (on a thread of its own, as the paper's generator thread) following

@@ -3,6 +3,7 @@
 // and Window Farming, pane farming (docs/windows.md).
 #include "spate/window/count_window.hpp"
 #include "spate/window/pane_farming.hpp"
+#include "spate/window/pattern_options.hpp"
 #include "spate/window/patterns.hpp"
 #include "spate/window/time_window.hpp"
 #include "spate/window/window_function.hpp"

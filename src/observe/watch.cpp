@@ -1,11 +1,14 @@
 #include "spate/observe/watch.hpp"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "spate/actor/actor_system.hpp"
-#include "spate/flow/graph.hpp"
-#include "spate/reactor/environment.hpp"
 #include "spate/exec/worker_pool.hpp"
+#include "spate/flow/graph.hpp"
+#include "spate/io/input_errors.hpp"
+#include "spate/reactor/environment.hpp"
+#include "spate/window/pattern_options.hpp"
 
 namespace spate::observe {
 
@@ -41,6 +44,8 @@ metrics_registry::registration watch(metrics_registry& registry, const worker_po
 metrics_registry::registration watch(metrics_registry& registry, const flow::graph& graph,
                                      std::string name) {
   return registry.add([&graph, name = std::move(name)](metric_writer& out) {
+    // Unmeasured busy time reads 0, which looks like an idle node: leave it out instead.
+    const bool busy_measured = graph.options().measure_busy_time;
     const flow::topology t = graph.topology();
     for (const auto& n : t.nodes) {
       const label_set labels{{"graph", name}, {"node", n.name}, {"kind", n.kind}};
@@ -53,9 +58,11 @@ metrics_registry::registration watch(metrics_registry& registry, const flow::gra
       out.counter("spate_node_output_blocked_total",
                   "Times a node replica suspended on a full output edge", labels,
                   static_cast<double>(n.output_blocked));
-      out.counter("spate_node_busy_seconds_total",
-                  "Time in activations (graph_options::measure_busy_time; else 0)", labels,
-                  seconds(n.busy));
+      if (busy_measured) {
+        out.counter("spate_node_busy_seconds_total",
+                    "Time a node replica spent in activations (graph_options::measure_busy_time)",
+                    labels, seconds(n.busy));
+      }
       out.gauge("spate_node_queued_items", "Items waiting in a node replica's input edges", labels,
                 static_cast<double>(n.queued));
     }
@@ -102,6 +109,39 @@ metrics_registry::registration watch(metrics_registry& registry, const latency_h
                        labels = std::move(labels)](metric_writer& out) {
     out.histogram(metric_name, help, labels, histogram);
   });
+}
+
+metrics_registry::registration watch(metrics_registry& registry,
+                                     std::shared_ptr<const io::input_errors> errors,
+                                     std::string source) {
+  if (!errors) throw std::invalid_argument("spate::observe::watch: input_errors must not be null");
+  return registry.add([errors = std::move(errors), source = std::move(source)](metric_writer& out) {
+    out.counter("spate_input_malformed_records_total",
+                "Malformed input records counted and skipped by an io source", {{"source", source}},
+                static_cast<double>(errors->count()));
+  });
+}
+
+metrics_registry::registration watch(metrics_registry& registry,
+                                     std::shared_ptr<const window::window_report> report,
+                                     std::string pattern) {
+  if (!report) throw std::invalid_argument("spate::observe::watch: window_report must not be null");
+  return registry.add(
+      [report = std::move(report), pattern = std::move(pattern)](metric_writer& out) {
+        const label_set labels{{"pattern", pattern}};
+        out.counter("spate_window_late_tuples_total",
+                    "Tuples that arrived after at least one of their windows fired", labels,
+                    static_cast<double>(report->late_tuples.load(std::memory_order_relaxed)));
+        out.counter("spate_window_dropped_tuples_total",
+                    "Late tuples that arrived after all of their windows fired, so in no window",
+                    labels,
+                    static_cast<double>(report->dropped_tuples.load(std::memory_order_relaxed)));
+        out.gauge("spate_window_slab_pool_slabs",
+                  "Slabs the window emitters' slab pools hold (tuple_memory::slab)", labels,
+                  static_cast<double>(report->pool_slabs.load(std::memory_order_relaxed)));
+        out.gauge("spate_window_slab_pool_bytes", "Bytes the window emitters' slab pools hold",
+                  labels, static_cast<double>(report->pool_bytes.load(std::memory_order_relaxed)));
+      });
 }
 
 }  // namespace spate::observe

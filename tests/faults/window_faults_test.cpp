@@ -94,10 +94,12 @@ TEST(window_faults, a_failing_graph_releases_every_envelope_in_flight) {
   for (auto memory : {window::tuple_memory::slab, window::tuple_memory::heap}) {
     SCOPED_TRACE(memory == window::tuple_memory::slab ? "slab" : "heap");
     const window::count_window spec{.length = 50, .slide = 5};
-    run_and_fail(window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, memory),
-                 false);
-    run_and_fail(window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, memory),
-                 false);
+    run_and_fail(
+        window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, {.memory = memory}),
+        false);
+    run_and_fail(
+        window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, {.memory = memory}),
+        false);
   }
 }
 
@@ -107,10 +109,12 @@ TEST(window_faults, a_failing_unfused_graph_releases_what_its_router_buffers) {
   for (auto memory : {window::tuple_memory::slab, window::tuple_memory::heap}) {
     SCOPED_TRACE(memory == window::tuple_memory::slab ? "slab" : "heap");
     const window::count_window spec{.length = 50, .slide = 5};
-    run_and_fail(window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, memory),
-                 false, false);
-    run_and_fail(window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, memory),
-                 true, false);
+    run_and_fail(
+        window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, {.memory = memory}),
+        false, false);
+    run_and_fail(
+        window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, {.memory = memory}),
+        true, false);
   }
 }
 
@@ -118,9 +122,11 @@ TEST(window_faults, a_cancelled_graph_releases_every_envelope_in_flight) {
   for (auto memory : {window::tuple_memory::slab, window::tuple_memory::heap}) {
     SCOPED_TRACE(memory == window::tuple_memory::slab ? "slab" : "heap");
     const window::count_window spec{.length = 50, .slide = 5};
-    run_and_fail(window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, memory),
-                 true);
-    run_and_fail(window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, memory),
-                 true);
+    run_and_fail(
+        window::window_farming<counted_tuple>(spec, key_of, count_bytes, 3, {.memory = memory}),
+        true);
+    run_and_fail(
+        window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, {.memory = memory}),
+        true);
   }
 }

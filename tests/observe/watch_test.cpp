@@ -8,12 +8,17 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "spate/actor.hpp"
 #include "spate/flow.hpp"
+#include "spate/io/csv.hpp"
+#include "spate/memory/multicast_envelope.hpp"
 #include "spate/observe/progress_reporter.hpp"
 #include "spate/observe/topology_export.hpp"
 #include "spate/observe/watch.hpp"
 #include "spate/reactor.hpp"
+#include "spate/window.hpp"
 
 namespace flow = spate::flow;
 namespace observe = spate::observe;
@@ -75,6 +80,21 @@ TEST(watch, a_flow_graph_reports_every_replica_counters_and_its_edges) {
   // Fused farms: 1x2 + 2x3 + 3x1 edges.
   EXPECT_EQ(s.find("spate_edge_queued_items")->samples.size(), 11u);
   EXPECT_GT(*s.value("spate_node_busy_seconds_total", {{"node", "numbers"}}), 0);
+}
+
+// Busy time is measured only when asked for; unmeasured, it is not exported at all rather
+// than exported as a 0 that looks like an idle node.
+TEST(watch, node_busy_time_is_exported_only_when_it_is_measured) {
+  spate::runtime rt(two_worker_runtime());
+  std::uint64_t received = 0;
+  flow::graph job(keyed_job(1000, received));  // measure_busy_time defaults to false
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, job, "plain");
+  job.run(rt);
+  const auto s = registry.snapshot();
+  EXPECT_EQ(s.value("spate_node_items_in_total", {{"node", "count"}}), 1000);
+  EXPECT_EQ(s.find("spate_node_busy_seconds_total"), nullptr);
+  EXPECT_EQ(s.to_prometheus().find("busy_seconds"), std::string::npos);
 }
 
 TEST(watch, topology_labels_fused_farm_edges_with_their_policy) {
@@ -280,4 +300,167 @@ TEST(progress_reporter, reports_a_running_graph_until_stopped) {
   ASSERT_GE(lines.size(), 2u);
   EXPECT_EQ(lines.front().rfind("slow: ", 0), 0u);
   EXPECT_NE(lines.back().find("100.0% (2000 of 2000 items)"), std::string::npos) << lines.back();
+}
+
+// ---- io and window numbers ----
+
+namespace {
+struct reading {
+  int sensor;
+  std::uint64_t time;
+  int value;
+};
+}  // namespace
+
+TEST(watch, an_io_source_exports_its_malformed_record_count) {
+  const std::string path = ::testing::TempDir() + "spate_watch_malformed.csv";
+  {
+    std::ofstream out(path);
+    out << "id,price\n"
+        << "1,10.5\n"
+        << "2,abc\n"  // not a number
+        << "3\n"      // a field missing
+        << "4,1.5\n"
+        << "5,2,extra\n"  // a field too many
+        << "6,3\n";
+  }
+  auto errors = std::make_shared<spate::io::input_errors>();
+  spate::runtime rt(two_worker_runtime());
+  std::uint64_t rows = 0;
+  flow::graph job(flow::pipeline(spate::io::csv_source<int, double>(path, errors),
+                                 flow::sink([&](std::tuple<int, double>&) { ++rows; })));
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, errors, "prices.csv");
+  EXPECT_EQ(registry.snapshot().value("spate_input_malformed_records_total"), 0);
+  job.run(rt);
+  EXPECT_EQ(rows, 3u);
+  const auto s = registry.snapshot();
+  EXPECT_EQ(s.value("spate_input_malformed_records_total", {{"source", "prices.csv"}}), 3);
+  const std::string text = s.to_prometheus();
+  EXPECT_NE(text.find("# TYPE spate_input_malformed_records_total counter\n"
+                      "spate_input_malformed_records_total{source=\"prices.csv\"} 3\n"),
+            std::string::npos)
+      << text;
+  const auto json = nlohmann::json::parse(s.to_json());
+  EXPECT_EQ(json["metrics"][0]["name"], "spate_input_malformed_records_total");
+  EXPECT_EQ(json["metrics"][0]["samples"][0]["labels"]["source"], "prices.csv");
+  EXPECT_EQ(json["metrics"][0]["samples"][0]["value"], 3);
+  EXPECT_THROW((void)observe::watch(registry, std::shared_ptr<spate::io::input_errors>(), "x"),
+               std::invalid_argument);
+}
+
+TEST(watch, a_window_pattern_exports_its_late_and_dropped_tuples_and_its_slab_pool) {
+  // Windows of 20 sliding by 10, no lateness allowed. Time 25 fires window 0, [0, 20): the
+  // tuple at 15 is late for it but still joins window 1, [10, 30); the tuple at 3 was only
+  // ever in window 0, so it is late for every window that held it (dropped).
+  const std::vector<reading> stream{{1, 0, 1}, {1, 25, 2}, {1, 15, 3}, {1, 3, 4}, {2, 26, 5}};
+  const spate::window::time_window spec{.length = 20, .slide = 10, .lateness = 0};
+  auto sensor = [](const reading& r) { return r.sensor; };
+  auto time = [](const reading& r) { return r.time; };
+  auto sum = spate::window::incremental<int>([](int& a, const reading& r) { a += r.value; },
+                                             [](const int&, const int& a) { return a; });
+  auto report = std::make_shared<spate::window::window_report>();
+  auto heap_report = std::make_shared<spate::window::window_report>();
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, report, "sensors");
+  auto watching_heap = observe::watch(registry, heap_report, "sensors_heap");
+  std::size_t results = 0;
+  {
+    // The runtime ends after the graphs: a graph's run is released by its last task on a worker,
+    // possibly just after wait() returned, and the runtime joins its workers.
+    spate::runtime rt(two_worker_runtime());
+    flow::graph job(flow::pipeline(
+        flow::from_range(stream),
+        spate::window::key_partitioning<reading>(spec, sensor, time, sum, 2, {.report = report}),
+        flow::sink([&](spate::window::window_result<int, int>&) { ++results; })));
+    flow::graph heap_job(
+        flow::pipeline(flow::from_range(stream),
+                       spate::window::window_farming<reading>(
+                           spec, sensor, time, sum, 2,
+                           {.memory = spate::window::tuple_memory::heap, .report = heap_report}),
+                       flow::sink([](spate::window::window_result<int, int>&) {})));
+    job.run(rt);
+    heap_job.run(rt);
+    EXPECT_GT(results, 0u);
+
+    // Four tuples were copied into envelopes (the dropped one was not): one slab of 1024.
+    const spate::memory::slab_pool probe({.block_size = spate::memory::envelope_block_size<reading>,
+                                          .alignment = spate::memory::envelope_alignment<reading>,
+                                          .blocks_per_slab = 1,
+                                          .releasers = 1});
+    const double slab_bytes = 1024.0 * double(probe.block_size());
+    const auto s = registry.snapshot();
+    const observe::label_set slab{{"pattern", "sensors"}}, heap{{"pattern", "sensors_heap"}};
+    EXPECT_EQ(s.value("spate_window_late_tuples_total", slab), 2);
+    EXPECT_EQ(s.value("spate_window_dropped_tuples_total", slab), 1);
+    EXPECT_EQ(s.value("spate_window_slab_pool_slabs", slab), 1);
+    EXPECT_EQ(s.value("spate_window_slab_pool_bytes", slab), slab_bytes);
+    EXPECT_EQ(s.value("spate_window_late_tuples_total", heap), 2);  // same stream, same rule
+    EXPECT_EQ(s.value("spate_window_dropped_tuples_total", heap), 1);
+    EXPECT_EQ(s.value("spate_window_slab_pool_slabs", heap), 0);  // no pool on the heap
+    EXPECT_EQ(s.value("spate_window_slab_pool_bytes", heap), 0);
+
+    const std::string text = s.to_prometheus();
+    for (const std::string& line :
+         std::vector<std::string>{"spate_window_late_tuples_total{pattern=\"sensors\"} 2\n",
+                                  "spate_window_dropped_tuples_total{pattern=\"sensors\"} 1\n",
+                                  "spate_window_slab_pool_slabs{pattern=\"sensors\"} 1\n",
+                                  "spate_window_slab_pool_bytes{pattern=\"sensors\"} " +
+                                      std::to_string(std::uint64_t(slab_bytes)) + "\n"}) {
+      EXPECT_NE(text.find(line), std::string::npos) << line << " not in\n" << text;
+    }
+    const auto json = nlohmann::json::parse(s.to_json());
+    bool found = false;
+    for (const auto& f : json["metrics"]) {
+      if (f["name"] != "spate_window_late_tuples_total") continue;
+      found = true;
+      EXPECT_EQ(f["type"], "counter");
+      EXPECT_EQ(f["samples"][0]["labels"]["pattern"], "sensors");
+      EXPECT_EQ(f["samples"][0]["value"], 2);
+    }
+    EXPECT_TRUE(found);
+  }
+  // The graphs and the runtime are gone, and the pools with them.
+  EXPECT_EQ(registry.snapshot().value("spate_window_slab_pool_bytes", {{"pattern", "sensors"}}), 0);
+  EXPECT_EQ(report->late_tuples.load(), 2u);  // totals stay
+}
+
+TEST(watch, a_count_window_pattern_reports_its_slab_pool_too) {
+  // How many slabs the pool needs depends on how many tuples were in flight at once; what
+  // holds is that there is at least one while the graph lives, of 1024 blocks each, and none
+  // once it is gone.
+  constexpr int n = 5000;
+  std::vector<reading> stream;
+  for (int i = 0; i < n; ++i) stream.push_back({i % 4, std::uint64_t(i), 1});
+  auto report = std::make_shared<spate::window::window_report>();
+  observe::metrics_registry registry;
+  auto watching = observe::watch(registry, report, "counts");
+  std::size_t windows = 0;
+  double slabs_while_held = 0;
+  {
+    // The runtime ends after the graphs: a graph's run is released by its last task on a worker,
+    // possibly just after wait() returned, and the runtime joins its workers.
+    spate::runtime rt(two_worker_runtime());
+    flow::graph job(flow::pipeline(
+        flow::from_range(stream),
+        spate::window::window_farming<reading>(
+            spate::window::sliding(1000, 10), [](const reading& r) { return r.sensor; },
+            spate::window::incremental<int>([](int& a, const reading& r) { a += r.value; },
+                                            [](const int&, const int& a) { return a; }),
+            2, {.report = report}),
+        flow::sink([&](spate::window::window_result<int, int>&) { ++windows; })));
+    job.run(rt);
+    slabs_while_held = *registry.snapshot().value("spate_window_slab_pool_slabs");
+    EXPECT_GE(slabs_while_held, 1);
+    EXPECT_EQ(
+        *registry.snapshot().value("spate_window_slab_pool_bytes") / (slabs_while_held * 1024),
+        double(spate::memory::slab_pool({.block_size = spate::memory::envelope_block_size<reading>,
+                                         .alignment = spate::memory::envelope_alignment<reading>,
+                                         .blocks_per_slab = 1,
+                                         .releasers = 2})
+                   .block_size()));
+    EXPECT_EQ(report->late_tuples.load(), 0u);  // count windows have no late tuples
+  }
+  EXPECT_GT(windows, 0u);
+  EXPECT_EQ(registry.snapshot().value("spate_window_slab_pool_slabs"), 0);
 }

@@ -144,7 +144,8 @@ TEST(processing_time_windows, every_tuple_is_in_each_window_that_held_it_once_in
     const results tumbling_results[] = {
         run(key_partitioning<event>(tumbling, key_of_event, ids_of, workers), total, per_tick, keys,
             at_once),
-        run(window_farming<event>(tumbling, key_of_event, ids_of, workers, tuple_memory::heap),
+        run(window_farming<event>(tumbling, key_of_event, ids_of, workers,
+                                  {.memory = tuple_memory::heap}),
             total, per_tick, keys, at_once)};
     for (const auto& out : tumbling_results) {
       ASSERT_EQ(out.size(), std::size_t(keys));

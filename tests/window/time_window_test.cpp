@@ -128,10 +128,10 @@ TEST(time_windows, match_the_sequential_reference_with_late_data) {
                    " lateness " + std::to_string(sh.lateness) + " workers " +
                    std::to_string(workers));
       auto report = std::make_shared<window_report>();
-      EXPECT_EQ(run_parallel<content>(
-                    stream, window_farming<reading>(spec, sensor_of, time_of, values_of, workers,
-                                                    tuple_memory::slab, report)),
-                expect_content);
+      EXPECT_EQ(
+          run_parallel<content>(stream, window_farming<reading>(spec, sensor_of, time_of, values_of,
+                                                                workers, {.report = report})),
+          expect_content);
       EXPECT_EQ(report->late_tuples.load(), late);
       EXPECT_EQ(report->dropped_tuples.load(), dropped);
       EXPECT_EQ(run_parallel<content>(stream, key_partitioning<reading>(spec, sensor_of, time_of,
@@ -142,7 +142,7 @@ TEST(time_windows, match_the_sequential_reference_with_late_data) {
                 expect_total);
       EXPECT_EQ(run_parallel<std::int64_t>(
                     stream, key_partitioning<reading>(spec, sensor_of, time_of, total, workers,
-                                                      tuple_memory::heap)),
+                                                      {.memory = tuple_memory::heap})),
                 expect_total);
     }
   }
@@ -154,7 +154,7 @@ TEST(time_windows, a_tuple_later_than_the_allowed_lateness_is_counted_not_lost_s
   auto report = std::make_shared<window_report>();
   const auto out = run_parallel<std::int64_t>(
       stream, key_partitioning<reading>(time_window{10, 10, 5}, sensor_of, time_of, total, 2,
-                                        tuple_memory::slab, report))[1];
+                                        {.report = report}))[1];
   EXPECT_EQ(report->late_tuples.load(), 1u);
   EXPECT_EQ(report->dropped_tuples.load(), 1u);
   ASSERT_EQ(out.size(), 3u);

@@ -121,11 +121,11 @@ TEST(window_patterns, heap_envelopes_give_the_same_results_as_slab_ones) {
   const auto stream = random_stream(2000, 5, true, 3);
   const count_window spec = sliding(20, 5);
   const auto expect = sequential<summary>(stream, spec, summarise);
-  EXPECT_EQ(run_parallel<summary>(
-                stream, window_farming<trade>(spec, symbol_of, summarise, 3, tuple_memory::heap)),
+  EXPECT_EQ(run_parallel<summary>(stream, window_farming<trade>(spec, symbol_of, summarise, 3,
+                                                                {.memory = tuple_memory::heap})),
             expect);
-  EXPECT_EQ(run_parallel<summary>(
-                stream, key_partitioning<trade>(spec, symbol_of, summarise, 3, tuple_memory::heap)),
+  EXPECT_EQ(run_parallel<summary>(stream, key_partitioning<trade>(spec, symbol_of, summarise, 3,
+                                                                  {.memory = tuple_memory::heap})),
             expect);
 }
 

@@ -189,7 +189,7 @@ auto pipeline(Source source, Sink sink, std::shared_ptr<const campaign_table> ta
       window::key_partitioning<joined>(
           window::time_window{p.window_ms, p.window_ms, p.lateness_ms},
           [](const joined& j) { return j.campaign; }, [](const joined& j) { return j.time_ms; },
-          count, replicas, window::tuple_memory::slab, std::move(report)),
+          count, replicas, {.report = std::move(report)}),
       flow::map([p](window::window_result<std::uint32_t, window_count>& r) {
         return campaign_count{r.key,
                               r.window,

@@ -24,6 +24,7 @@
 #include "spate/flow/stages.hpp"
 #include "spate/exec/dedicated_thread.hpp"
 #include "spate/exec/runtime.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::flow {
 
@@ -58,7 +59,7 @@ struct topology {
 };
 
 namespace detail {
-flow::topology read_topology(const graph_state& state);
+SPATE_API flow::topology read_topology(const graph_state& state);
 }
 
 /// A runnable streaming graph: a pipeline from a source to a sink, instantiated into node
@@ -148,6 +149,8 @@ class graph {
   }
   /// True once every node of the current run has ended. Any thread.
   bool finished() const { return state_ && state_->finished(); }
+  /// The options it was made with (observe::watch reads measure_busy_time). Any thread.
+  const graph_options& options() const noexcept { return options_; }
 
   /// Every node replica's counters. Empty before the first start; the last run's after it.
   /// Any thread, also while the graph runs (a metrics scrape).

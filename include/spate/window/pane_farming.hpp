@@ -131,16 +131,18 @@ class pane_combiner
 
 }  // namespace detail
 
-/// Pane farming over `workers` workers (the panes are computed by Window Farming).
+/// Pane farming over `workers` workers (the panes are computed by Window Farming, which
+/// `options` are given to).
 template <class T, class KeyFn, class Acc, class Update, class Combine, class Result>
 auto pane_farming(count_window spec, KeyFn key, pane_function<Acc, Update, Combine, Result> f,
-                  std::size_t workers, tuple_memory memory = tuple_memory::slab) {
+                  std::size_t workers, pattern_options options = {}) {
   spec.check();
   using Key = detail::key_of<T, KeyFn>;
   const std::uint64_t pane = std::gcd(spec.length, spec.slide);
   auto pane_sum = incremental<Acc>(std::move(f.update), [](const Key&, const Acc& a) { return a; });
   return flow::pipeline(
-      window_farming<T>(tumbling(pane), std::move(key), std::move(pane_sum), workers, memory),
+      window_farming<T>(tumbling(pane), std::move(key), std::move(pane_sum), workers,
+                        std::move(options)),
       flow::make_stage<detail::pane_combiner<Key, Acc, Combine, Result>>(
           spec.length / pane, spec.slide / pane, std::move(f.combine), std::move(f.result))
           .named("pane_combiner"));

@@ -2,6 +2,7 @@
 // The parallel window patterns of the dynamic-memory paper (Sect. 3), as flow stages:
 //
 //   flow::pipeline(quotes, window::key_partitioning<quote>(spec, key, f, 4), sink)
+//   window::window_farming<quote>(spec, key, f, 4, {.report = report})  // pattern_options.hpp
 //
 // Both are an emitter, a farm of window workers and an ordering collector:
 // - Key Partitioning (KP): every window of a key lives in one worker, chosen by the key's
@@ -14,7 +15,8 @@
 // the emitter's slab pool, and shared by its receivers, who release it through their own
 // return channel (Sect. 4). Results are window_result{key, window, value, complete, tuples},
 // per key in window order; at the end of the stream the windows still open fire with
-// complete == false.
+// complete == false. A window_report given in pattern_options follows the emitter's slab pool
+// (pool_slabs, pool_bytes) and, for time windows, counts late tuples.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,6 +34,7 @@
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_stages.hpp"
 #include "spate/window/detail/window_keeper.hpp"
+#include "spate/window/pattern_options.hpp"
 #include "spate/window/window_function.hpp"
 
 namespace spate::window {
@@ -41,12 +44,15 @@ namespace detail {
 template <class T, class KeyFn>
 class window_emitter : public flow::node<T, routed_tuple<T>> {
  public:
-  window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers, tuple_memory m)
+  window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers,
+                 const pattern_options& options)
       : pattern_(p),
         spec_(spec),
         key_(std::move(key)),
         workers_(workers),
-        pool_(make_tuple_pool<T>(m, workers)) {}
+        pool_(make_tuple_pool<T>(options.memory, workers)),
+        report_(options.report),
+        pool_gauge_(pool_.get(), report_.get()) {}
 
   void consume(T& tuple) {
     const auto& key = key_(tuple);
@@ -55,6 +61,7 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
     if (pattern_ == pattern::window_farming && first > last) return;  ///< a hopping window's gap
     multicast_tuple(pattern_, key, first, last, workers_, pool_.get(), std::move(tuple), position,
                     [this](routed_tuple<T>&& m) { this->send_next(std::move(m)); });
+    pool_gauge_.update();
   }
 
  private:
@@ -63,6 +70,8 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
   KeyFn key_;
   std::uint32_t workers_;
   std::unique_ptr<memory::slab_pool> pool_;  ///< outlives the workers' releases: see below
+  std::shared_ptr<window_report> report_;    ///< null unless asked for; outlives pool_gauge_
+  pool_gauge pool_gauge_;
   std::unordered_map<key_of<T, KeyFn>, std::uint64_t> positions_;
 };
 
@@ -131,16 +140,16 @@ class window_collector : public flow::node<Result, Result> {
 
 template <class T, class KeyFn, class F>
 auto window_pattern(pattern p, count_window spec, KeyFn key, F f, std::size_t workers,
-                    tuple_memory memory) {
+                    pattern_options options) {
   spec.check();
   check_workers(workers);
   using worker_type = window_worker<T, KeyFn, F>;
   using result_type = typename worker_type::output_type;
-  return assemble_window_pattern<T>(
-      p, workers,
-      flow::make_stage<window_emitter<T, KeyFn>>(p, spec, key, std::uint32_t(workers), memory),
-      flow::make_stage<worker_type>(p, spec, key, std::move(f)),
-      flow::make_stage<window_collector<result_type>>());
+  return assemble_window_pattern<T>(p, workers,
+                                    flow::make_stage<window_emitter<T, KeyFn>>(
+                                        p, spec, key, std::uint32_t(workers), std::move(options)),
+                                    flow::make_stage<worker_type>(p, spec, key, std::move(f)),
+                                    flow::make_stage<window_collector<result_type>>());
 }
 
 }  // namespace detail
@@ -148,62 +157,61 @@ auto window_pattern(pattern p, count_window spec, KeyFn key, F f, std::size_t wo
 /// Key Partitioning: each key's windows in one of `workers` workers.
 template <class T, class KeyFn, class F>
 auto key_partitioning(count_window spec, KeyFn key, F f, std::size_t workers,
-                      tuple_memory memory = tuple_memory::slab) {
+                      pattern_options options = {}) {
   return detail::window_pattern<T>(detail::pattern::key_partitioning, spec, std::move(key),
-                                   std::move(f), workers, memory);
+                                   std::move(f), workers, std::move(options));
 }
 
 /// Window Farming: each key's consecutive windows dealt round-robin to `workers` workers.
 template <class T, class KeyFn, class F>
 auto window_farming(count_window spec, KeyFn key, F f, std::size_t workers,
-                    tuple_memory memory = tuple_memory::slab) {
+                    pattern_options options = {}) {
   return detail::window_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
-                                   std::move(f), workers, memory);
+                                   std::move(f), workers, std::move(options));
 }
 
 /// The same patterns over time windows: `time(tuple)` gives the tuple's event time (any
 /// integer unit, the one the window's length, slide and lateness use). Late tuples are counted
-/// in `report` when one is given, and reported on stderr at the end otherwise.
+/// in `options.report` when one is given, and reported on stderr at the end otherwise.
 template <class T, class KeyFn, class TimeFn, class F>
 auto key_partitioning(time_window spec, KeyFn key, TimeFn time, F f, std::size_t workers,
-                      tuple_memory memory = tuple_memory::slab,
-                      std::shared_ptr<window_report> report = nullptr) {
+                      pattern_options options = {}) {
   return detail::time_window_pattern<T>(detail::pattern::key_partitioning, spec, std::move(key),
-                                        std::move(time), std::move(f), workers, memory,
-                                        std::move(report));
+                                        std::move(time), std::move(f), workers, std::move(options));
 }
+/// Window Farming over time windows (see key_partitioning above).
 template <class T, class KeyFn, class TimeFn, class F>
 auto window_farming(time_window spec, KeyFn key, TimeFn time, F f, std::size_t workers,
-                    tuple_memory memory = tuple_memory::slab,
-                    std::shared_ptr<window_report> report = nullptr) {
+                    pattern_options options = {}) {
   return detail::time_window_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
-                                        std::move(time), std::move(f), workers, memory,
-                                        std::move(report));
+                                        std::move(time), std::move(f), workers, std::move(options));
 }
 
 namespace detail {
 template <class T, class KeyFn, class F>
 auto processing_time_pattern(pattern p, processing_time_window spec, KeyFn key, F f,
-                             std::size_t workers, tuple_memory memory) {
+                             std::size_t workers, pattern_options options) {
   spec.check();
   return time_window_pattern<T>(p, spec.in_nanoseconds(), std::move(key), arrival_time{spec.tick()},
-                                std::move(f), workers, memory, nullptr);
+                                std::move(f), workers, std::move(options));
 }
 }  // namespace detail
 
 /// The same patterns over processing-time windows (time_window.hpp): a tuple's time is its
-/// arrival at the emitter, and windows fire on the runtime's clock.
+/// arrival at the emitter, and windows fire on the runtime's clock. Tuples are never late; a
+/// report still follows the emitter's slab pool.
 template <class T, class KeyFn, class F>
 auto key_partitioning(processing_time_window spec, KeyFn key, F f, std::size_t workers,
-                      tuple_memory memory = tuple_memory::slab) {
+                      pattern_options options = {}) {
   return detail::processing_time_pattern<T>(detail::pattern::key_partitioning, spec, std::move(key),
-                                            std::move(f), workers, memory);
+                                            std::move(f), workers, std::move(options));
 }
+/// Window Farming over processing-time windows (see key_partitioning above).
 template <class T, class KeyFn, class F>
 auto window_farming(processing_time_window spec, KeyFn key, F f, std::size_t workers,
-                    tuple_memory memory = tuple_memory::slab) {
+                    pattern_options options = {}) {
   return detail::processing_time_pattern<T>(detail::pattern::window_farming, spec, std::move(key),
-                                            std::move(f), workers, memory);
+                                            std::move(f), workers, std::move(options));
 }
 
 }  // namespace spate::window

@@ -8,13 +8,15 @@
 // a tuple may arrive up to `lateness` behind the newest one and still count). A window fires
 // once the watermark reaches its end. A tuple that arrives after some of its windows fired
 // is *late* for those: it joins the windows still open, and the pattern counts it in
-// window_report::late_tuples (and says so on stderr at the end when nobody asked for the
-// report) — it is never dropped silently.
-#include <atomic>
+// window_report::late_tuples — pass a shared report as pattern_options::report
+// (pattern_options.hpp) to read it; without one the pattern logs the counts at the end — so
+// it is never dropped silently.
 #include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
+
+#include "spate/window/pattern_options.hpp"  // window_report, for users of this header alone
 
 namespace spate::window {
 
@@ -76,13 +78,6 @@ struct processing_time_window {
   std::chrono::nanoseconds tick() const noexcept {
     return std::chrono::nanoseconds{std::gcd(length.count(), slide.count())};
   }
-};
-
-/// What a time-window pattern counts as it runs; pass a shared one in pattern_options to read
-/// it (atomics: the emitter writes, anyone reads).
-struct window_report {
-  std::atomic<std::uint64_t> late_tuples{0};  ///< arrived after at least one of their windows fired
-  std::atomic<std::uint64_t> dropped_tuples{0};  ///< late for every window that held them
 };
 
 }  // namespace spate::window

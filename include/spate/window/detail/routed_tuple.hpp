@@ -14,16 +14,9 @@
 #include "spate/flow/stages.hpp"
 #include "spate/memory/multicast_envelope.hpp"
 #include "spate/memory/slab_pool.hpp"
+#include "spate/window/pattern_options.hpp"
 
-namespace spate::window {
-
-// Where the emitter's copy of each tuple lives.
-enum class tuple_memory {
-  slab,  // envelopes from the emitter's slab pool, returned by the workers (default)
-  heap,  // envelopes from operator new / delete (the paper's "wrap-std")
-};
-
-namespace detail {
+namespace spate::window::detail {
 
 enum class pattern { key_partitioning, window_farming };
 
@@ -50,7 +43,9 @@ struct routed_tuple {
                std::uint32_t worker) noexcept
       : tuple(tuple), position(position), worker(worker) {}
   routed_tuple(routed_tuple&& other) noexcept
-      : tuple(std::exchange(other.tuple, nullptr)), position(other.position), worker(other.worker) {}
+      : tuple(std::exchange(other.tuple, nullptr)),
+        position(other.position),
+        worker(other.worker) {}
   routed_tuple& operator=(routed_tuple&& other) noexcept {
     if (this != &other) {
       release();
@@ -73,6 +68,8 @@ struct routed_tuple {
 template <class T, class KeyFn>
 using key_of = std::decay_t<std::invoke_result_t<const KeyFn&, const T&>>;
 
+inline constexpr std::size_t tuple_blocks_per_slab = 1024;
+
 // The emitter's pool for envelopes of T, one return channel per worker (nullptr: heap).
 template <class T>
 std::unique_ptr<memory::slab_pool> make_tuple_pool(tuple_memory m, std::uint32_t workers) {
@@ -80,9 +77,52 @@ std::unique_ptr<memory::slab_pool> make_tuple_pool(tuple_memory m, std::uint32_t
   return std::make_unique<memory::slab_pool>(
       memory::slab_options{.block_size = memory::envelope_block_size<T>,
                            .alignment = memory::envelope_alignment<T>,
-                           .blocks_per_slab = 1024,
+                           .blocks_per_slab = tuple_blocks_per_slab,
                            .releasers = workers});
 }
+
+// Keeps a report's pool_slabs and pool_bytes in step with one emitter's pool. The emitter
+// owns the pool, so after each tuple it may read the pool's slab count (a plain read) and
+// touch the shared atomics only when the pool grew, which is rare; adding the difference
+// rather than storing lets several emitters share a report. The pool's share is taken out
+// when the emitter (and with it the pool) is destroyed.
+class pool_gauge {
+ public:
+  // Either may be null (heap envelopes, no report): then it does nothing.
+  pool_gauge(const memory::slab_pool* pool, window_report* report) noexcept
+      : pool_(report != nullptr ? pool : nullptr),
+        report_(report),
+        bytes_per_slab_(pool != nullptr ? tuple_blocks_per_slab * pool->block_size() : 0) {}
+  // Moves the share over (an emitter moved before its run starts).
+  pool_gauge(pool_gauge&& other) noexcept
+      : pool_(std::exchange(other.pool_, nullptr)),
+        report_(other.report_),
+        bytes_per_slab_(other.bytes_per_slab_),
+        published_(std::exchange(other.published_, 0)) {}
+  pool_gauge& operator=(pool_gauge&&) = delete;
+  ~pool_gauge() { publish(0); }
+
+  // The owner, after an allocation.
+  void update() noexcept {
+    if (pool_ != nullptr && pool_->stats().slabs != published_) publish(pool_->stats().slabs);
+  }
+
+ private:
+  // Unsigned differences wrap, so adding one that shrinks the total is a subtraction. Reads
+  // nothing of the pool: the destructor may run after the pool's.
+  void publish(std::uint64_t slabs) noexcept {
+    if (pool_ == nullptr || slabs == published_) return;
+    report_->pool_slabs.fetch_add(slabs - published_, std::memory_order_relaxed);
+    report_->pool_bytes.fetch_add((slabs - published_) * bytes_per_slab_,
+                                  std::memory_order_relaxed);
+    published_ = slabs;
+  }
+
+  const memory::slab_pool* pool_;
+  window_report* report_;
+  std::uint64_t bytes_per_slab_;
+  std::uint64_t published_ = 0;
+};
 
 // The emitter's step shared by count and time windows: copies `tuple` once into an envelope
 // and sends it to the workers that need it. Key Partitioning: the key's worker. Window
@@ -130,5 +170,4 @@ inline void check_workers(std::size_t workers) {
     throw std::invalid_argument("window pattern: workers must be >= 1");
 }
 
-}  // namespace detail
-}  // namespace spate::window
+}  // namespace spate::window::detail
