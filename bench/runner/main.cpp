@@ -13,7 +13,7 @@
 
 #include "bench_registry.hpp"
 #include "measure.hpp"
-#include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/os.hpp"
 #include "spate/version.hpp"
 
 using namespace spate_bench;

@@ -2,7 +2,7 @@
 // spate's version, written here only: CMake reads these three numbers for the project's
 // version (and the installed package's version file).
 #define SPATE_VERSION_MAJOR 0
-#define SPATE_VERSION_MINOR 1
+#define SPATE_VERSION_MINOR 2
 #define SPATE_VERSION_PATCH 0
 
 #define SPATE_VERSION_DETAIL_TEXT(x) #x

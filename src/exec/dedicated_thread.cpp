@@ -1,6 +1,6 @@
 #include "spate/exec/dedicated_thread.hpp"
 
-#include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/os.hpp"
 #include "spate/exec/detail/handshake_fence.hpp"
 #include "spate/platform/stress_point.hpp"
 

@@ -2,32 +2,10 @@
 
 #include "spate/platform/deadline.hpp"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <ctime>
-
+#include "spate/platform/os.hpp"
 #include "spate/platform/stress_point.hpp"
 
 namespace spate {
-namespace {
-
-// Waits while *word == expected, at most `timeout` (nullptr: forever). Private futexes are
-// enough because an event never crosses a process boundary.
-void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
-                const timespec* timeout) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, timeout,
-          nullptr, 0);
-}
-
-void futex_wake_one(std::atomic<std::uint32_t>* word) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr,
-          nullptr, 0);
-}
-
-}  // namespace
 
 // State machine: unsignalled -> sleeping (waiter about to enter the kernel) -> unsignalled
 // (woke) and any -> signalled (notify). The waiter consumes the signal on return with an
@@ -53,9 +31,8 @@ bool parking_event::wait_for(std::chrono::nanoseconds timeout) noexcept {
   for (;;) {
     auto left = deadline - std::chrono::steady_clock::now();
     if (left <= std::chrono::nanoseconds::zero()) break;
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-    futex_wait(&state_, sleeping, &ts);
+    platform::wait_on_address(state_, sleeping,
+                              std::chrono::duration_cast<std::chrono::nanoseconds>(left));
     if (state_.load(std::memory_order_relaxed) == signalled) return consume_signal();
   }
   // Timed out: withdraw from `sleeping`; a notify racing with the timeout still counts.
@@ -74,12 +51,15 @@ void parking_event::wait() noexcept {
     return;
   }
   stress_point();
-  while (state_.load(std::memory_order_relaxed) == sleeping) futex_wait(&state_, sleeping, nullptr);
+  while (state_.load(std::memory_order_relaxed) == sleeping) {
+    platform::wait_on_address(state_, sleeping, std::chrono::nanoseconds::max());
+  }
   consume_signal();
 }
 
 void parking_event::notify() noexcept {
-  if (state_.exchange(signalled, std::memory_order_release) == sleeping) futex_wake_one(&state_);
+  if (state_.exchange(signalled, std::memory_order_release) == sleeping)
+    platform::wake_address_waiter(state_);
 }
 
 }  // namespace spate

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "spate/platform/backoff.hpp"
-#include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/os.hpp"
 #include "spate/exec/detail/handshake_fence.hpp"
 #include "spate/exec/detail/parking_event.hpp"
 #include "spate/platform/single_writer_counter.hpp"

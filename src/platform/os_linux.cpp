@@ -1,11 +1,16 @@
-#include "spate/platform/cpu_affinity.hpp"
-
+// The Linux implementation of include/spate/platform/os.hpp.
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <ctime>
 #include <thread>
+
+#include "spate/platform/os.hpp"
 
 namespace spate {
 
@@ -40,4 +45,27 @@ bool set_current_thread_timer_slack(std::chrono::nanoseconds slack) noexcept {
   return prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(ns), 0, 0, 0) == 0;
 }
 
+namespace platform {
+
+// Private futexes are enough: a word never crosses a process boundary.
+void wait_on_address(std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                     std::chrono::nanoseconds timeout) noexcept {
+  auto* address = reinterpret_cast<std::uint32_t*>(&word);
+  if (timeout == std::chrono::nanoseconds::max()) {
+    syscall(SYS_futex, address, FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+    return;
+  }
+  if (timeout <= std::chrono::nanoseconds::zero()) return;
+  const auto ns = timeout.count();
+  const timespec relative{static_cast<time_t>(ns / 1'000'000'000),
+                          static_cast<long>(ns % 1'000'000'000)};
+  syscall(SYS_futex, address, FUTEX_WAIT_PRIVATE, expected, &relative, nullptr, 0);
+}
+
+void wake_address_waiter(std::atomic<std::uint32_t>& word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
+}  // namespace platform
 }  // namespace spate

@@ -28,6 +28,7 @@
 #include "spate/channel/intrusive_mpsc_queue.hpp"
 #include "spate/exec/unit.hpp"
 #include "spate/exec/task.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
@@ -61,7 +62,7 @@ struct message_counters {
 }  // namespace detail
 
 /// What a linked actor receives when the other side terminates abnormally.
-struct exit_msg {
+struct SPATE_API exit_msg {
   /// The actor that terminated.
   actor source;
   /// Why.
@@ -69,7 +70,7 @@ struct exit_msg {
 };
 
 /// What a monitoring actor receives when the monitored one terminates.
-struct down_msg {
+struct SPATE_API down_msg {
   /// The actor that terminated.
   actor source;
   /// Why.
@@ -77,7 +78,7 @@ struct down_msg {
 };
 
 /// The base of every actor (see the top of this file).
-class abstract_actor : public unit {
+class SPATE_API abstract_actor : public unit {
  public:
   abstract_actor(const abstract_actor&) = delete;
   abstract_actor& operator=(const abstract_actor&) = delete;

@@ -12,13 +12,14 @@
 
 #include "spate/actor/actor_ref.hpp"
 #include "spate/actor/exit_reason.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 class abstract_actor;
 
 /// An actor's links and monitors (both directions), and who to tell when it terminates.
-class actor_links {
+class SPATE_API actor_links {
  public:
   /// Links `a` (whose set is `a_links`) and `b` both ways. When `b` had already terminated,
   /// nothing is linked and its final reason is returned: the caller tells `a`.

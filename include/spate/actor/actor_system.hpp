@@ -30,6 +30,7 @@
 #include "spate/actor/event_based_actor.hpp"
 #include "spate/platform/type_name.hpp"
 #include "spate/exec/runtime.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
@@ -44,7 +45,7 @@ struct spawn_options {
 };
 
 /// Actors on a runtime (see the top of this file).
-class actor_system {
+class SPATE_API actor_system {
  public:
   /// On a runtime of its own, built from `config`.
   explicit actor_system(actor_system_config config = {});
@@ -157,7 +158,7 @@ class actor_system {
 ///   spate::scoped_actor self{system};
 ///   spate::send(worker, job{self->self()});
 ///   auto reply = self->receive<result>();
-class scoped_actor {
+class SPATE_API scoped_actor {
  public:
   /// A blocking actor owned by this scope, for sending and receiving from a plain thread.
   explicit scoped_actor(actor_system& system);

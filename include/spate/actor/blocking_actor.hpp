@@ -20,12 +20,13 @@
 #include "spate/actor/event_based_actor.hpp"
 #include "spate/channel/mpsc_queue.hpp"
 #include "spate/exec/waiter.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// Thrown out of receive() when the actor was killed (by shutdown, a kill or a linked exit):
 /// it unwinds the blocking actor's function, which then terminates with that reason.
-class actor_exited : public std::runtime_error {
+class SPATE_API actor_exited : public std::runtime_error {
  public:
   /// Thrown out of a blocking actor's receive when it must stop.
   explicit actor_exited(exit_reason reason)
@@ -38,7 +39,7 @@ class actor_exited : public std::runtime_error {
 };
 
 /// An actor on a thread of its own that receives by blocking (spawn_blocking, scoped_actor).
-class blocking_actor final : public abstract_actor {
+class SPATE_API blocking_actor final : public abstract_actor {
  public:
   blocking_actor() { set_executor(&thread_waker_); }
   ~blocking_actor() override { count_dead_letters(drop_mailbox()); }

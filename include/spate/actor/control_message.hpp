@@ -6,13 +6,14 @@
 #include <utility>
 
 #include "spate/channel/intrusive_mpsc_queue.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 class abstract_actor;
 
 /// A message to the actor's runtime part (links, monitors, kills), ahead of its mailbox.
-class control_message : public intrusive_mpsc_link {
+class SPATE_API control_message : public intrusive_mpsc_link {
  public:
   virtual ~control_message() = default;
   /// Runs in the actor's context.

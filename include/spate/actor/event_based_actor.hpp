@@ -11,11 +11,12 @@
 
 #include "spate/actor/abstract_actor.hpp"
 #include "spate/actor/mailbox.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// A message of a dynamic actor, with its request's reply sink.
-struct dynamic_envelope {
+struct SPATE_API dynamic_envelope {
   /// The message.
   std::any message;
   /// Where the answer goes (null for a send).
@@ -23,7 +24,7 @@ struct dynamic_envelope {
 };
 
 /// An actor whose behaviour handles any message type at run time, and may change (become).
-class event_based_actor : public abstract_actor {
+class SPATE_API event_based_actor : public abstract_actor {
  public:
   ~event_based_actor() override { count_dead_letters(drop_mailbox()); }
 

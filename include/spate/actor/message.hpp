@@ -14,11 +14,12 @@
 
 #include "spate/platform/callable_traits.hpp"
 #include "spate/platform/type_name.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// Marker result of a handler that returns nothing, delivered to requesters as std::any{}.
-struct unit_t {};
+struct SPATE_API unit_t {};
 
 /// A dynamic actor's handlers, one per message type.
 class behavior {

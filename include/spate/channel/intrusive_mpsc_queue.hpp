@@ -13,11 +13,12 @@
 
 #include "spate/platform/backoff.hpp"
 #include "spate/platform/cache_line.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// The link a node type embeds (derives from) to be queued without an allocation.
-struct intrusive_mpsc_link {
+struct SPATE_API intrusive_mpsc_link {
   std::atomic<intrusive_mpsc_link*> next_in_queue{nullptr};  ///< the queue's, not the node's
 };
 

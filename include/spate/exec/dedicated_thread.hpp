@@ -18,11 +18,12 @@
 #include "spate/channel/intrusive_mpsc_queue.hpp"
 #include "spate/exec/waiter.hpp"
 #include "spate/exec/task.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// A thread of its own that runs the tasks scheduled on it (blocking or pinned work).
-class dedicated_thread final : public executor {
+class SPATE_API dedicated_thread final : public executor {
  public:
   /// `cpu`: pin the thread to that CPU.
   explicit dedicated_thread(std::string name, std::size_t task_budget = 64,

@@ -100,6 +100,7 @@
 #include "spate/exec/waiter.hpp"
 #include "spate/platform/cache_line.hpp"
 #include "spate/platform/stress_point.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
@@ -163,7 +164,7 @@ class link_end {
 };
 
 /// What every link has whatever it carries: its state and wake-ups (see the top of this file).
-class link_base {
+class SPATE_API link_base {
  public:
   link_base(const link_base&) = delete;
   link_base& operator=(const link_base&) = delete;

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "spate/channel/intrusive_mpsc_queue.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
@@ -16,7 +17,7 @@ enum class resume_result {
 /// Tasks are intrusive (they link themselves into run queues) and are not owned by the
 /// executor: after `resume` returns anything but `resume_later`, the executor never touches
 /// the task again, so a task may release (even destroy) itself at the end of `resume`.
-class task : public intrusive_mpsc_link {
+class SPATE_API task : public intrusive_mpsc_link {
  public:
   virtual ~task() = default;
   /// Runs at most `budget` steps (messages) before returning.
@@ -27,7 +28,7 @@ class task : public intrusive_mpsc_link {
 };
 
 /// Where a task runs: the shared worker pool or a dedicated thread.
-class executor {
+class SPATE_API executor {
  public:
   virtual ~executor() = default;
   /// Makes `t` runnable. Thread-safe; `t` must not already be queued.

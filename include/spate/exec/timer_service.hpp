@@ -16,11 +16,12 @@
 #include "spate/platform/deadline.hpp"
 #include "spate/exec/detail/timer_queue.hpp"
 #include "spate/exec/worker_pool.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// Schedules callbacks on a worker pool's timers (runtime::timers()).
-class timer_service {
+class SPATE_API timer_service {
  public:
   using clock = timer_queue::clock;        ///< deadlines are on this clock
   using timer_id = timer_queue::timer_id;  ///< names a timer for cancel()

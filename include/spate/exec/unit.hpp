@@ -29,11 +29,12 @@
 // activation (the owner, while no producer can see the unit).
 #include "spate/exec/wake_handshake.hpp"
 #include "spate/exec/task.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// A task with an executor and an wake handshake (see the top of this file).
-class unit : public task {
+class SPATE_API unit : public task {
  public:
   /// Any thread, after publishing work for the unit: schedules it if it was idle.
   void notify() noexcept {

@@ -47,12 +47,13 @@
 #include "spate/exec/task.hpp"
 #include "spate/exec/detail/timer_queue.hpp"
 #include "spate/exec/worker_stats.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 /// Work-stealing workers that park when idle and are woken on enqueue (see the top of this
 /// file for the protocols).
-class worker_pool final : public executor {
+class SPATE_API worker_pool final : public executor {
  public:
   /// Starts `config.effective_threads()` workers.
   explicit worker_pool(scheduler_config config = scheduler_config::default_preset());

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "spate/io/file.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::io {
 
@@ -40,7 +41,7 @@ concept csv_column = std::is_same_v<T, std::string> || std::is_same_v<T, bool> |
 
 /// Splits one line into fields; false with `error` set when a quote is not closed or text
 /// follows a closing quote.
-bool split_csv_line(std::string_view line, char separator, std::vector<std::string>& fields,
+SPATE_API bool split_csv_line(std::string_view line, char separator, std::vector<std::string>& fields,
                     std::string& error);
 
 namespace detail {

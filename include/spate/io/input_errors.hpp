@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 #include <vector>
+#include "spate/platform/export.hpp"
 
 namespace spate::io {
 
@@ -62,6 +63,6 @@ class input_errors {
 
 /// The byte offset of the first byte that breaks UTF-8 (overlong forms, surrogates and code
 /// points past U+10FFFF included), or npos when `text` is valid.
-std::size_t first_invalid_utf8(const std::string& text) noexcept;
+SPATE_API std::size_t first_invalid_utf8(const std::string& text) noexcept;
 
 }  // namespace spate::io

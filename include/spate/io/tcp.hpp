@@ -34,16 +34,17 @@
 #include "spate/io/detail/wake_fd.hpp"
 #include "spate/io/file.hpp"
 #include "spate/io/input_errors.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::io {
 
 /// Thrown by the waits given a wake fd when it was signalled (the graph was cancelled).
-struct interrupted : std::runtime_error {
+struct SPATE_API interrupted : std::runtime_error {
   interrupted() : std::runtime_error("spate::io: interrupted (the graph was cancelled)") {}
 };
 
 /// A listening socket (RAII). Threading: accept_one() from one thread at a time.
-class tcp_listener {
+class SPATE_API tcp_listener {
  public:
   /// Throws std::runtime_error naming the address when it cannot listen. Port 0: any free.
   explicit tcp_listener(int port = 0, std::string address = "127.0.0.1");
@@ -66,7 +67,7 @@ class tcp_listener {
 };
 
 /// A connected socket (RAII), for the sink and for tests.
-class tcp_connection {
+class SPATE_API tcp_connection {
  public:
   /// Connects to address:port; throws std::runtime_error naming them on failure.
   tcp_connection(const std::string& address, int port);
@@ -111,7 +112,7 @@ struct tcp_source_options {
 namespace detail {
 
 /// Splits received bytes into lines and checks them. Not thread-safe (the reader's).
-class line_splitter {
+class SPATE_API line_splitter {
  public:
   line_splitter(std::shared_ptr<input_errors> errors, const tcp_source_options& options)
       : errors_(std::move(errors)), options_(options) {}
@@ -165,7 +166,7 @@ class line_splitter {
   std::uint64_t number_ = 0;
 };
 
-class tcp_line_reader : public thread_fed_source<text_line> {
+class SPATE_API tcp_line_reader : public thread_fed_source<text_line> {
  public:
   tcp_line_reader(std::shared_ptr<tcp_listener> listener, std::shared_ptr<input_errors> errors,
                   tcp_source_options options)

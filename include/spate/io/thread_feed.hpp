@@ -32,7 +32,7 @@
 #include "spate/exec/link.hpp"
 #include "spate/flow/link_source.hpp"
 #include "spate/io/detail/wake_fd.hpp"
-#include "spate/platform/cpu_affinity.hpp"
+#include "spate/platform/os.hpp"
 #include "spate/exec/waiter.hpp"
 #include "spate/platform/stress_point.hpp"
 

@@ -31,6 +31,7 @@
 #include "spate/flow/node.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/kafka/offset_tracker.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::kafka {
 
@@ -51,7 +52,7 @@ struct message {
 namespace detail {
 
 /// librdkafka's producer behind a small interface (src/kafka/producer.cpp).
-class producer {
+class SPATE_API producer {
  public:
   explicit producer(const producer_options& options);
   /// Purges what is not delivered and ignores its reports (no input is marked done), so it

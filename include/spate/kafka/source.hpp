@@ -46,6 +46,7 @@
 #include "spate/flow/stages.hpp"
 #include "spate/io/thread_feed.hpp"
 #include "spate/kafka/offset_tracker.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::kafka {
 
@@ -89,7 +90,7 @@ inline auto by_partition() {
 
 namespace detail {
 
-class consumer_reader : public io::thread_fed_source<record> {
+class SPATE_API consumer_reader : public io::thread_fed_source<record> {
  public:
   explicit consumer_reader(consumer_options options)
       : thread_fed_source(options.link), options_(std::move(options)) {}

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "spate/channel/unbounded_spsc_queue.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::memory {
 
@@ -39,7 +40,7 @@ struct slab_options {
 
 /// Fixed-size blocks from slabs, freed through per-releaser return channels (see the top
 /// of this file).
-class slab_pool {
+class SPATE_API slab_pool {
  public:
   /// Throws std::invalid_argument naming the option when one is out of range.
   explicit slab_pool(slab_options options);

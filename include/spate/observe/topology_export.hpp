@@ -12,6 +12,7 @@
 #include <string>
 
 #include "spate/flow/graph.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::observe {
 
@@ -22,9 +23,9 @@ struct topology_picture_options {
 };
 
 /// The topology as a Graphviz digraph titled `title`.
-std::string to_dot(const flow::topology& topology, const std::string& title,
+SPATE_API std::string to_dot(const flow::topology& topology, const std::string& title,
                    topology_picture_options options = {});
 /// The topology as a Mermaid flowchart (GitHub renders it in Markdown).
-std::string to_mermaid(const flow::topology& topology, topology_picture_options options = {});
+SPATE_API std::string to_mermaid(const flow::topology& topology, topology_picture_options options = {});
 
 }  // namespace spate::observe

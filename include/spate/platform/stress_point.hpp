@@ -8,13 +8,14 @@
 // the race windows that a lost wake-up needs from nanoseconds to microseconds. In every
 // other build it is an empty inline function.
 #include <cstdint>
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
 #if defined(SPATE_STRESS_HOOKS)
-void stress_point() noexcept;
+SPATE_API void stress_point() noexcept;
 /// Switches injection on or off for the whole process; returns the previous setting.
-bool set_stress_injection(bool on) noexcept;
+SPATE_API bool set_stress_injection(bool on) noexcept;
 constexpr bool stress_hooks_compiled = true;
 #else
 inline void stress_point() noexcept {}

@@ -2,10 +2,11 @@
 // Human-readable type names for error messages ("unexpected message of type ...").
 #include <string>
 #include <typeinfo>
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
-std::string demangle(const char* mangled_name);
+SPATE_API std::string demangle(const char* mangled_name);
 
 template <class T>
 std::string type_name() {

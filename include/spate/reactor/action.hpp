@@ -13,6 +13,7 @@
 
 #include "spate/reactor/element.hpp"
 #include "spate/reactor/tag.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -34,7 +35,7 @@ struct action_options {
 };
 
 /// What every action, timer and trigger shares (see the top of this file).
-class action_base : public element, public detail::event_target {
+class SPATE_API action_base : public element, public detail::event_target {
  public:
   /// Which of them this is.
   enum class kind { logical, physical, timer, startup, shutdown };
@@ -139,13 +140,13 @@ class timer final : public action_base {
 
 /// Present at the first tag (startup) and at the last tag (shutdown) of a run. Every reactor
 /// has one of each: `triggers(startup)`.
-class startup_trigger final : public action_base {
+class SPATE_API startup_trigger final : public action_base {
  public:
   /// Every reactor's startup trigger.
   explicit startup_trigger(reactor* container) : action_base("startup", container, kind::startup) {}
 };
 /// Present at the program's last tag.
-class shutdown_trigger final : public action_base {
+class SPATE_API shutdown_trigger final : public action_base {
  public:
   /// Every reactor's shutdown trigger.
   explicit shutdown_trigger(reactor* container)

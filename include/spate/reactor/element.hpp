@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "spate/reactor/detail/erased_value.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -13,7 +14,7 @@ class reaction;
 class environment;
 
 /// Anything with a name inside a reactor (ports, actions, reactions, reactors).
-class element {
+class SPATE_API element {
  public:
   element(const element&) = delete;
   element& operator=(const element&) = delete;
@@ -39,7 +40,7 @@ namespace detail {
 
 /// Something an event of the event queue makes present at a tag: an action, a timer, the
 /// startup and shutdown triggers, or the input at the end of a delayed connection.
-class event_target {
+class SPATE_API event_target {
  public:
   /// What the reaction scheduler does after delivering: a periodic timer places its next
   /// event, an input at the end of a delayed connection forwards along further delayed

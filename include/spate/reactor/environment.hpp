@@ -32,6 +32,7 @@
 
 #include "spate/reactor/reactor.hpp"
 #include "spate/reactor/tag.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 class runtime;
@@ -69,7 +70,7 @@ struct environment_options {
 };
 
 /// An assembly rule broken (see the top of this file).
-class assembly_error : public std::logic_error {
+class SPATE_API assembly_error : public std::logic_error {
  public:
   using std::logic_error::logic_error;
 };
@@ -77,7 +78,7 @@ class assembly_error : public std::logic_error {
 /// What environment::run(), wait() and wait_for() throw when a reaction threw (see the top of
 /// this file): names the reaction and the tag, holds the original exception as nested
 /// (`std::rethrow_if_nested(e)` rethrows it, so its own type can still be caught).
-class reaction_error : public std::runtime_error, public std::nested_exception {
+class SPATE_API reaction_error : public std::runtime_error, public std::nested_exception {
  public:
   /// Nests the exception being handled (construct it in a handler of the original).
   reaction_error(const std::string& what, std::string reaction_name, tag at, duration elapsed,
@@ -106,7 +107,7 @@ class reaction_error : public std::runtime_error, public std::nested_exception {
 };
 
 /// Runs one reactor program on a runtime (see the top of this file).
-class environment {
+class SPATE_API environment {
  public:
   /// A program on `rt`'s pool.
   explicit environment(spate::runtime& rt, environment_options options = {});

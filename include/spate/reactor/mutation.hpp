@@ -25,18 +25,19 @@
 #include <vector>
 
 #include "spate/reactor/reactor.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
 namespace detail {
 /// What one reaction's mutator asked for at one tag, applied when the tag ends.
-struct pending_mutation {
+struct SPATE_API pending_mutation {
   reactor* owner;
   std::vector<std::unique_ptr<reactor>> created;
   std::vector<std::unique_ptr<connection>> connections;
   std::vector<reactor*> removed;
 };
-pending_mutation& mutation_of(reaction& r, reactor& owner);
+SPATE_API pending_mutation& mutation_of(reaction& r, reactor& owner);
 }  // namespace detail
 
 /// What a reaction that declared effects(mutations) receives (see the top of this file).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "spate/reactor/element.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -28,7 +29,7 @@ struct delayed_connection;
 enum class port_direction { input, output };
 
 /// What every port shares: direction, value, connections.
-class port_base : public element, public detail::event_target {
+class SPATE_API port_base : public element, public detail::event_target {
  public:
   /// Input or output.
   port_direction direction() const noexcept { return direction_; }

@@ -28,6 +28,7 @@
 #include "spate/reactor/action.hpp"
 #include "spate/reactor/port_list.hpp"
 #include "spate/exec/task.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -52,15 +53,15 @@ struct staged_event {
 class reaction;
 class mutation_point;
 namespace detail {
-void declare_trigger(reaction& r, action_base& a);
-void declare_port(reaction& r, port_base& p, int role);  ///< 0 trigger, 1 source, 2 effect
-void declare_effect_action(reaction& r, action_base& a);
+SPATE_API void declare_trigger(reaction& r, action_base& a);
+SPATE_API void declare_port(reaction& r, port_base& p, int role);  ///< 0 trigger, 1 source, 2 effect
+SPATE_API void declare_effect_action(reaction& r, action_base& a);
 struct pending_mutation;
-pending_mutation& mutation_of(reaction& r, reactor& owner);
+SPATE_API pending_mutation& mutation_of(reaction& r, reactor& owner);
 }  // namespace detail
 
 /// A reaction: triggers, sources, effects and a body (see the top of this file).
-class reaction : public element, private task {
+class SPATE_API reaction : public element, private task {
  public:
   ~reaction() override;
   /// Declaration order within the reactor, from 1.
@@ -117,7 +118,7 @@ class reaction : public element, private task {
 
 /// Sets the port at the current tag: stores the value, triggers the readers, and stages the
 /// value for delayed connections leaving the port.
-void set_port_value(reaction& by, port_base& port, detail::erased_value value);
+SPATE_API void set_port_value(reaction& by, port_base& port, detail::erased_value value);
 
 // ---- effect handles: what a body receives for each declared effect ----
 
@@ -344,9 +345,9 @@ class typed_reaction final : public reaction {
 };
 
 /// Registration in the reactor (element.cpp).
-std::size_t next_reaction_priority(reactor& owner);
-void add_reaction(reactor& owner, std::unique_ptr<reaction> r);
-void note_reaction_without_body(reactor& owner, const std::string& name);
+SPATE_API std::size_t next_reaction_priority(reactor& owner);
+SPATE_API void add_reaction(reactor& owner, std::unique_ptr<reaction> r);
+SPATE_API void note_reaction_without_body(reactor& owner, const std::string& name);
 
 }  // namespace detail
 

@@ -34,6 +34,7 @@
 #include "spate/reactor/port_list.hpp"
 #include "spate/reactor/reaction.hpp"
 #include "spate/reactor/tag.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -53,7 +54,7 @@ class mutation_point {
 };
 
 /// A reactor: ports, actions, reactions and contained reactors (see the top of this file).
-class reactor : public element {
+class SPATE_API reactor : public element {
   /// The registries come first: the startup and shutdown members below register in them.
   std::vector<port_base*> ports_;
   std::vector<action_base*> actions_;

@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "spate/reactor/tag.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
 /// Reactions run and tags started, as Chrome trace events (environment_options::trace).
-class trace_recorder {
+class SPATE_API trace_recorder {
  public:
   /// Records only when `enabled`.
   explicit trace_recorder(bool enabled) : enabled_(enabled) {}

@@ -13,6 +13,7 @@
 // slower (every fence point of the process meets on one cache line), which is why release
 // builds keep the real fence.
 #include <atomic>
+#include "spate/platform/export.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define SPATE_TSAN 1
@@ -26,7 +27,7 @@ namespace spate {
 
 #if defined(SPATE_TSAN)
 namespace detail {
-inline std::atomic<unsigned> handshake_fence_point{0};
+inline SPATE_API std::atomic<unsigned> handshake_fence_point{0};
 }
 inline void handshake_fence() noexcept {
   detail::handshake_fence_point.fetch_add(0, std::memory_order_seq_cst);

@@ -1,17 +1,19 @@
 #pragma once
 // A per-thread event a worker parks on (reducing-message-latency paper, Sect. III, Fig. 4):
 // `wait_for` suspends the calling thread until `notify` or a timeout, whichever comes first.
-// Built on the Linux futex, so an unsignalled event costs no system call on `notify`'s
-// fast path: notify only enters the kernel when the owner is actually asleep.
+// Built on platform::wait_on_address (a futex on Linux; spate/platform/os.hpp), so an
+// unsignalled event costs no system call on `notify`'s fast path: notify only enters the
+// kernel when the owner is actually asleep.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include "spate/platform/export.hpp"
 
 namespace spate {
 
-/// A futex-based event one thread parks on and any thread notifies (see the top of this
+/// An address-wait-based event one thread parks on and any thread notifies (see the top of this
 /// file).
-class parking_event {
+class SPATE_API parking_event {
  public:
   /// Owner thread only (one waiter per event). Blocks until notified or until `timeout`
   /// passes (nanoseconds::max(): no time-out). Returns true when notified. A notify that

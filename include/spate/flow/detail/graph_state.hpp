@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "spate/exec/link.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 class worker_pool;
@@ -26,7 +27,7 @@ class worker_pool;
 namespace spate::flow {
 
 // Thrown by graph::run() when a node threw: names the node, keeps the original exception.
-class node_error : public std::runtime_error {
+class SPATE_API node_error : public std::runtime_error {
  public:
   node_error(const std::string& node, const std::string& message, std::exception_ptr original)
       : std::runtime_error("spate::flow: node '" + node + "' failed: " + message),
@@ -55,7 +56,7 @@ namespace detail {
 
 class node_task_base;
 
-class graph_state {
+class SPATE_API graph_state {
  public:
   graph_state() = default;
   graph_state(const graph_state&) = delete;

@@ -15,10 +15,11 @@
 #include "spate/platform/single_writer_counter.hpp"
 #include "spate/exec/link.hpp"
 #include "spate/exec/unit.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::flow::detail {
 
-class node_task_base : public unit {
+class SPATE_API node_task_base : public unit {
  public:
   node_task_base(node_stats& stats) : stats_(stats) {}
 

@@ -16,6 +16,7 @@
 #include "spate/exec/link.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/policies.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::flow {
 

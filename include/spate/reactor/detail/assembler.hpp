@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "spate/reactor/detail/reaction_scheduler.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor::detail {
 
-class assembler {
+class SPATE_API assembler {
  public:
   // Throws assembly_error.
   static program assemble(const std::vector<reactor*>& tops);

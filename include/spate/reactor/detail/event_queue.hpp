@@ -23,6 +23,7 @@
 
 #include "spate/reactor/element.hpp"
 #include "spate/reactor/tag.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate::reactor::detail {
 
@@ -31,7 +32,7 @@ struct event {
   erased_value value;
 };
 
-class event_queue {
+class SPATE_API event_queue {
  public:
   void insert(const tag& at, event_target* target, erased_value value) {
     bucket& b = bucket_at(at);

@@ -73,6 +73,7 @@
 #include "spate/reactor/trace.hpp"
 #include "spate/exec/task.hpp"
 #include "spate/exec/timer_service.hpp"
+#include "spate/platform/export.hpp"
 
 namespace spate {
 class runtime;
@@ -80,7 +81,7 @@ class runtime;
 
 namespace spate::reactor::detail {
 
-struct program {
+struct SPATE_API program {
   std::vector<reactor*> tops;
   std::vector<reaction*> reactions;  // by index; a reaction a mutation removed leaves a null
   std::vector<action_base*> startup_triggers, shutdown_triggers;
@@ -91,7 +92,7 @@ struct program {
   std::size_t level_count = 0;
 };
 
-class reaction_scheduler {
+class SPATE_API reaction_scheduler {
  public:
   reaction_scheduler(spate::runtime& rt, const environment_options& options, program prog);
   ~reaction_scheduler();  // waits for threads still returning from this program's tasks
