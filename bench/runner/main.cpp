@@ -28,7 +28,10 @@ constexpr const char* program = "spate-bench";
 
 // Parameters every benchmark takes.
 std::vector<std::pair<std::string, std::string>> common_parameters() {
-  return {{"threads", std::to_string(spate::available_cpus())}, {"polling", "default"}};
+  // c2c=off skips the cache-line probe around the run (result checks and smoke runs, which
+  // report no placement regime).
+  return {
+      {"threads", std::to_string(spate::available_cpus())}, {"polling", "default"}, {"c2c", "on"}};
 }
 
 void print_list(const bench_registry& registry) {
@@ -89,12 +92,16 @@ int run(const bench_registry& registry, int argc, char** argv) {
   if (polling != "default" && polling != "aggressive" && polling != "spin") {
     throw usage_error("--polling=" + polling + ": expected default, aggressive or spin");
   }
+  if (values["c2c"] != "on" && values["c2c"] != "off") {
+    throw usage_error("--c2c=" + values["c2c"] + ": expected on or off");
+  }
   bench_params params(values);
   if (params.integer("threads") == 0) throw usage_error("--threads must be at least 1");
 
-  const double c2c_before = cache_line_round_trip_ns();
+  const bool probe_c2c = values["c2c"] == "on";
+  const double c2c_before = probe_c2c ? cache_line_round_trip_ns() : 0.0;
   json metrics = it->second(params);
-  const double c2c_after = cache_line_round_trip_ns();
+  const double c2c_after = probe_c2c ? cache_line_round_trip_ns() : 0.0;
 
   json out;
   out["bench"] = name;
@@ -111,7 +118,7 @@ int run(const bench_registry& registry, int argc, char** argv) {
   }
   out["params"] = p;
   out["metrics"] = metrics;
-  out["c2c_ns"] = json::array({c2c_before, c2c_after});
+  if (probe_c2c) out["c2c_ns"] = json::array({c2c_before, c2c_after});
   std::cout << out.dump() << std::endl;
   return 0;
 }

@@ -6,10 +6,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "spate/platform/backoff.hpp"
 
@@ -46,26 +48,51 @@ double peak_rss_mb() {
   return usage.ru_maxrss / 1024.0;
 }
 
+// The probe tells which vCPU placement a run saw (docs/benchmarks: "c2c regime"); it must not
+// change the run it describes. Two threads bounce one cache line; on a loaded machine the
+// partner is often descheduled, so a pure spin would burn whole time slices per round trip
+// (140,000 of them took minutes in CI under two busy neighbours). Each wait therefore spins a
+// bounded number of times and then yields, and the probe ends once `budget` has passed: a
+// quiet machine (a round trip is ~0.1-1 us, never near the spin limit) measures exactly as
+// before, a loaded one reports a large value in bounded time.
 double cache_line_round_trip_ns() {
-  alignas(64) std::atomic<std::uint64_t> line{0};
   constexpr int rounds = 20000;
   constexpr int batches = 7;
-  std::vector<double> batch_ns;
+  constexpr int spins_before_yield = 4096;
+  constexpr std::uint64_t stop = ~std::uint64_t{0};
+  constexpr std::int64_t budget_ns = 200'000'000;
+  alignas(64) std::atomic<std::uint64_t> line{0};
+  auto wait_while = [&](std::uint64_t seen) {
+    std::uint64_t value = 0;
+    for (int spins = 0; (value = line.load(std::memory_order_acquire)) == seen; ++spins) {
+      if (spins < spins_before_yield) {
+        spate::cpu_relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    return value;
+  };
   std::thread echo([&] {
-    for (int i = 0; i < rounds * batches; ++i) {
-      const std::uint64_t want = 2ull * i + 1;
-      while (line.load(std::memory_order_acquire) != want) spate::cpu_relax();
-      line.store(want + 1, std::memory_order_release);
+    for (std::uint64_t last = 0;;) {
+      last = wait_while(last);
+      if (last == stop) return;
+      line.store(++last, std::memory_order_release);  // odd in, even out
     }
   });
-  for (int b = 0; b < batches; ++b) {
+  std::vector<double> batch_ns;
+  const auto deadline = now_ns() + budget_ns;
+  std::uint64_t sent = 0;
+  for (int b = 0; b < batches && (b == 0 || now_ns() < deadline); ++b) {
     const auto start = now_ns();
-    for (int i = b * rounds; i < (b + 1) * rounds; ++i) {
-      line.store(2ull * i + 1, std::memory_order_release);
-      while (line.load(std::memory_order_acquire) != 2ull * i + 2) spate::cpu_relax();
+    int done = 0;
+    for (; done < rounds && (done % 256 != 0 || now_ns() < deadline || b + done == 0); ++done) {
+      line.store(++sent, std::memory_order_release);
+      sent = wait_while(sent);
     }
-    batch_ns.push_back(double(now_ns() - start) / rounds);
+    if (done > 0) batch_ns.push_back(double(now_ns() - start) / done);
   }
+  line.store(stop, std::memory_order_release);
   echo.join();
   std::sort(batch_ns.begin(), batch_ns.end());
   return batch_ns[batch_ns.size() / 2];

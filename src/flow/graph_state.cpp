@@ -3,9 +3,11 @@
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
+#include "spate/platform/stress_point.hpp"
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 namespace spate::flow::detail {
 
@@ -53,27 +55,59 @@ void graph_state::fail(const std::string& node, std::exception_ptr error) {
 
 void graph_state::cancel() {
   if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;  // every task has ended: nobody to wake, and executors may be gone
+    waking_ = true;
+  }
   // Wake everybody: each task sees the flag at its next activation and ends. Tasks are
-  // owned by this state, which every unfinished task keeps alive, so this is safe.
-  for (auto& t : tasks_) t->interrupt(), t->notify();
+  // owned by this state, which every unfinished task keeps alive; the executors of
+  // dedicated threads stay alive because the run does not end while waking_ (top of the
+  // header).
+  for (auto& t : tasks_) {
+    t->interrupt();
+    t->notify();
+    stress_point();  // a task woken here may end the run before the next one is notified
+  }
+  bool hook = false;
+  {
+    std::lock_guard lock(mutex_);
+    waking_ = false;
+    hook = std::exchange(finish_hook_deferred_, false);
+    if (finished_) done_.notify_all();
+  }
+  // Every caller holds a reference (the graph, the runtime's shutdown step, a failing task).
+  if (hook) run_finish_hook();
 }
 
 void graph_state::task_finished() {
   if (live_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  std::string failure;
   {
     std::lock_guard lock(mutex_);
     finished_ = true;
-    if (error_) failure = "node '" + error_node_ + "' failed: " + error_message_;
+    if (waking_) {  // the cancel that is waking tasks ends the run (top of the header)
+      finish_hook_deferred_ = true;
+      return;
+    }
     done_.notify_all();
   }
   // The calling task still holds its reference: the state outlives the hook.
-  if (on_finished_) on_finished_(failure);
+  run_finish_hook();
+}
+
+void graph_state::run_finish_hook() {
+  if (!on_finished_) return;
+  std::string failure;
+  {
+    std::lock_guard lock(mutex_);
+    if (error_) failure = "node '" + error_node_ + "' failed: " + error_message_;
+  }
+  on_finished_(failure);
 }
 
 bool graph_state::finished() const {
   std::lock_guard lock(mutex_);
-  return finished_;
+  return ended_locked();
 }
 
 std::uint64_t graph_state::progress() const noexcept {
@@ -88,12 +122,12 @@ std::uint64_t graph_state::progress() const noexcept {
 
 void graph_state::wait_finished() {
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return finished_; });
+  done_.wait(lock, [&] { return ended_locked(); });
 }
 
 void graph_state::wait_and_rethrow() {
   std::unique_lock lock(mutex_);
-  const auto is_finished = [&] { return finished_; };
+  const auto is_finished = [&] { return ended_locked(); };
   if (stall_report_after_.count() <= 0) {
     done_.wait(lock, is_finished);
   } else {

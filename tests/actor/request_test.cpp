@@ -53,9 +53,10 @@ TEST(request, from_inside_an_actor_with_then) {
 }
 
 TEST(request, times_out_when_nobody_answers) {
+  // Declared before the system, whose destructor joins the actor that reads it.
+  std::atomic<bool> release{false};
   spate::actor_system system(quiet_config());
   // A blocking actor that never reads its mailbox until told to stop.
-  std::atomic<bool> release{false};
   auto silent = system.spawn_blocking([&](spate::blocking_actor&) {
     while (!release.load()) std::this_thread::sleep_for(1ms);
   });

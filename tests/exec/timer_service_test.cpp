@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -117,25 +118,22 @@ TEST(timer_service, cancel_frees_the_callback_at_once) {
 }
 
 TEST(timer_service, timers_fire_while_every_worker_is_busy) {
-  spate::scheduler_config config;
-  config.threads = 1;
-  spate::worker_pool pool(config);
-  spate::timer_service timers(pool);
-  std::atomic<bool> fired{false};
   std::atomic<bool> stop{false};
   struct spinning final : spate::task {  // re-queues itself until told to stop
     std::atomic<bool>* stop;
     spate::resume_result resume(std::size_t) override {
       return stop->load() ? spate::resume_result::done : spate::resume_result::resume_later;
     }
-  } busy;
+  } busy;  // declared before the pool: it outlives every resume the worker makes
   busy.stop = &stop;
+  spate::scheduler_config config;
+  config.threads = 1;
+  spate::worker_pool pool(config);
+  spate::timer_service timers(pool);
+  std::promise<void> fired;
   pool.schedule(&busy);
-  timers.schedule_after(5ms, [&] { fired = true; });
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (!fired.load() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(1ms);
-  }
+  timers.schedule_after(5ms, [&] { fired.set_value(); });
+  const bool fired_in_time = fired.get_future().wait_for(5s) == std::future_status::ready;
   stop = true;
-  EXPECT_TRUE(fired.load());
+  EXPECT_TRUE(fired_in_time);
 }

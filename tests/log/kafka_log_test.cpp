@@ -11,12 +11,13 @@
 #include "spate/log/log.hpp"
 
 using namespace std::chrono_literals;
-namespace log = spate::log;
+// Not `log`: <cmath> declares ::log, and the alias would clash with it.
+namespace slog = spate::log;
 
 TEST(kafka_log, librdkafkas_lines_go_to_the_sink_not_to_stderr) {
-  std::promise<std::pair<log::level, std::string>> first;
+  std::promise<std::pair<slog::level, std::string>> first;
   std::once_flag once;
-  log::scoped_sink to_promise([&](const log::record& r) {
+  slog::scoped_sink to_promise([&](const slog::record& r) {
     if (r.component != "kafka") return;
     std::call_once(once, [&] { first.set_value({r.severity, std::string(r.text)}); });
   });
@@ -27,7 +28,7 @@ TEST(kafka_log, librdkafkas_lines_go_to_the_sink_not_to_stderr) {
     auto got = first.get_future();
     ASSERT_EQ(got.wait_for(60s), std::future_status::ready);
     const auto [severity, text] = got.get();
-    EXPECT_EQ(severity, log::level::error);  // librdkafka's level 3 (error)
+    EXPECT_EQ(severity, slog::level::error);  // librdkafka's level 3 (error)
     EXPECT_EQ(text.rfind("librdkafka ", 0), 0u) << text;
     EXPECT_NE(text.find("127.0.0.1:1"), std::string::npos) << text;
   }

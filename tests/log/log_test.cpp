@@ -23,13 +23,14 @@
 #include "spate/window.hpp"
 
 using namespace std::chrono_literals;
-namespace log = spate::log;
+// Not `log`: <cmath> declares ::log, and the alias would clash with it.
+namespace slog = spate::log;
 namespace flow = spate::flow;
 
 namespace {
 
 struct kept_record {
-  log::level severity;
+  slog::level severity;
   std::string component;
   std::string text;
 };
@@ -37,8 +38,8 @@ struct kept_record {
 // A sink that keeps copies of what it receives (thread-safe: workers log too).
 class recorder {
  public:
-  log::sink sink() {
-    return [this](const log::record& r) {
+  slog::sink sink() {
+    return [this](const slog::record& r) {
       std::lock_guard lock(mutex_);
       records_.push_back({r.severity, std::string(r.component), std::string(r.text)});
     };
@@ -72,12 +73,12 @@ spate::runtime_config two_workers() {
 class log_test : public testing::Test {
  protected:
   void SetUp() override {
-    log::set_sink(nullptr);
-    log::set_min_level(log::level::info);
+    slog::set_sink(nullptr);
+    slog::set_min_level(slog::level::info);
   }
   void TearDown() override {
-    log::set_sink(nullptr);
-    log::set_min_level(log::level::info);
+    slog::set_sink(nullptr);
+    slog::set_min_level(slog::level::info);
   }
 };
 
@@ -85,55 +86,55 @@ class log_test : public testing::Test {
 
 TEST_F(log_test, records_below_the_minimum_level_do_not_reach_the_sink) {
   recorder seen;
-  log::scoped_sink to_recorder(seen.sink());
-  EXPECT_EQ(log::min_level(), log::level::info);  // the default
-  EXPECT_FALSE(log::enabled(log::level::debug));
-  EXPECT_TRUE(log::enabled(log::level::info));
+  slog::scoped_sink to_recorder(seen.sink());
+  EXPECT_EQ(slog::min_level(), slog::level::info);  // the default
+  EXPECT_FALSE(slog::enabled(slog::level::debug));
+  EXPECT_TRUE(slog::enabled(slog::level::info));
 
-  log::set_min_level(log::level::warn);
-  log::write(log::level::trace, "test", "t");
-  log::write(log::level::debug, "test", "d");
-  log::write(log::level::info, "test", "i");
-  log::write(log::level::warn, "test", "w");
-  log::write(log::level::error, "test", "e");
+  slog::set_min_level(slog::level::warn);
+  slog::write(slog::level::trace, "test", "t");
+  slog::write(slog::level::debug, "test", "d");
+  slog::write(slog::level::info, "test", "i");
+  slog::write(slog::level::warn, "test", "w");
+  slog::write(slog::level::error, "test", "e");
   auto got = seen.records();
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0].severity, log::level::warn);
+  EXPECT_EQ(got[0].severity, slog::level::warn);
   EXPECT_EQ(got[0].component, "test");
   EXPECT_EQ(got[0].text, "w");
-  EXPECT_EQ(got[1].severity, log::level::error);
+  EXPECT_EQ(got[1].severity, slog::level::error);
   EXPECT_EQ(got[1].text, "e");
 
-  log::set_min_level(log::level::trace);
-  log::write(log::level::trace, "test", "t2");
+  slog::set_min_level(slog::level::trace);
+  slog::write(slog::level::trace, "test", "t2");
   ASSERT_EQ(seen.records().size(), 3u);
-  EXPECT_EQ(seen.records()[2].severity, log::level::trace);
+  EXPECT_EQ(seen.records()[2].severity, slog::level::trace);
 
-  log::set_min_level(log::level::off);  // silences everything, errors included
-  EXPECT_FALSE(log::enabled(log::level::error));
-  EXPECT_FALSE(log::enabled(log::level::off));
-  log::write(log::level::error, "test", "e2");
-  log::write(log::level::off, "test", "never a record");
+  slog::set_min_level(slog::level::off);  // silences everything, errors included
+  EXPECT_FALSE(slog::enabled(slog::level::error));
+  EXPECT_FALSE(slog::enabled(slog::level::off));
+  slog::write(slog::level::error, "test", "e2");
+  slog::write(slog::level::off, "test", "never a record");
   EXPECT_EQ(seen.records().size(), 3u);
 }
 
 TEST_F(log_test, the_default_sink_writes_one_line_with_level_and_component_to_stderr) {
-  EXPECT_EQ(log::format({log::level::warn, "flow", "stalled"}), "spate [warn] flow: stalled");
-  EXPECT_STREQ(log::to_string(log::level::error), "error");
+  EXPECT_EQ(slog::format({slog::level::warn, "flow", "stalled"}), "spate [warn] flow: stalled");
+  EXPECT_STREQ(slog::to_string(slog::level::error), "error");
   testing::internal::CaptureStderr();
-  log::write(log::level::error, "exec", "something failed");
-  log::write(log::level::debug, "exec", "below the level: not printed");
+  slog::write(slog::level::error, "exec", "something failed");
+  slog::write(slog::level::debug, "exec", "below the level: not printed");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "spate [error] exec: something failed\n");
 }
 
 TEST_F(log_test, a_scoped_sink_puts_back_the_sink_it_replaced) {
   recorder outer, inner;
-  log::scoped_sink to_outer(outer.sink());
+  slog::scoped_sink to_outer(outer.sink());
   {
-    log::scoped_sink to_inner(inner.sink());
-    log::write(log::level::info, "test", "inner");
+    slog::scoped_sink to_inner(inner.sink());
+    slog::write(slog::level::info, "test", "inner");
   }
-  log::write(log::level::info, "test", "outer");
+  slog::write(slog::level::info, "test", "outer");
   ASSERT_EQ(inner.records().size(), 1u);
   EXPECT_EQ(inner.records()[0].text, "inner");
   ASSERT_EQ(outer.records().size(), 1u);
@@ -142,12 +143,12 @@ TEST_F(log_test, a_scoped_sink_puts_back_the_sink_it_replaced) {
 
 TEST_F(log_test, a_throwing_sink_loses_its_record_not_the_callers_work) {
   int calls = 0;
-  log::scoped_sink broken([&](const log::record&) {
+  slog::scoped_sink broken([&](const slog::record&) {
     ++calls;
     throw std::runtime_error("sink broken");
   });
-  EXPECT_NO_THROW(log::write(log::level::error, "test", "one"));
-  EXPECT_NO_THROW(log::write(log::level::error, "test", "two"));
+  EXPECT_NO_THROW(slog::write(slog::level::error, "test", "one"));
+  EXPECT_NO_THROW(slog::write(slog::level::error, "test", "two"));
   EXPECT_EQ(calls, 2);
 }
 
@@ -155,7 +156,7 @@ TEST_F(log_test, a_throwing_sink_loses_its_record_not_the_callers_work) {
 // task, and nothing on stderr.
 TEST_F(log_test, a_stalled_graph_is_reported_through_the_sink) {
   recorder seen;
-  log::scoped_sink to_recorder(seen.sink());
+  slog::scoped_sink to_recorder(seen.sink());
   spate::runtime rt(two_workers());
   flow::graph_options options;
   options.stall_report_after = 60ms;
@@ -174,7 +175,7 @@ TEST_F(log_test, a_stalled_graph_is_reported_through_the_sink) {
   // Once per stall: the 400 ms one, and on a loaded machine perhaps a slow start as well.
   ASSERT_GE(reports.size(), 1u);
   ASSERT_LE(reports.size(), 2u);
-  EXPECT_EQ(reports[0].severity, log::level::warn);
+  EXPECT_EQ(reports[0].severity, slog::level::warn);
   EXPECT_EQ(reports[0].text.rfind("for 60 ms no item moved and no activation ended", 0), 0u)
       << reports[0].text;
   EXPECT_NE(reports[0].text.find("\n  "), std::string::npos) << reports[0].text;  // tasks
@@ -184,8 +185,8 @@ TEST_F(log_test, a_stalled_graph_is_reported_through_the_sink) {
 
 TEST_F(log_test, a_stall_is_not_reported_when_warnings_are_below_the_level) {
   recorder seen;
-  log::scoped_sink to_recorder(seen.sink());
-  log::set_min_level(log::level::error);
+  slog::scoped_sink to_recorder(seen.sink());
+  slog::set_min_level(slog::level::error);
   spate::runtime rt(two_workers());
   flow::graph_options options;
   options.stall_report_after = 30ms;
@@ -211,7 +212,7 @@ struct reading {
 // A window pattern whose report nobody asked for says at the end how many tuples were late.
 TEST_F(log_test, late_tuples_in_a_window_are_reported_through_the_sink) {
   recorder seen;
-  log::scoped_sink to_recorder(seen.sink());
+  slog::scoped_sink to_recorder(seen.sink());
   // Tumbling windows of 10, lateness 5: the tuple at time 5 (the fault) arrives after the
   // watermark passed 25, so it is late for its only window.
   std::vector<reading> stream{{1, 1, 1}, {1, 12, 2}, {1, 30, 3}, {1, 5, 4}, {1, 31, 5}};
@@ -229,7 +230,7 @@ TEST_F(log_test, late_tuples_in_a_window_are_reported_through_the_sink) {
   EXPECT_EQ(results, 3u);
   const auto reports = seen.from("window");
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0].severity, log::level::warn);
+  EXPECT_EQ(reports[0].severity, slog::level::warn);
   EXPECT_EQ(reports[0].text,
             "1 late tuples arrived after some of their windows fired (1 of them after all of "
             "them, so in no window); allowed lateness 5");
@@ -238,7 +239,7 @@ TEST_F(log_test, late_tuples_in_a_window_are_reported_through_the_sink) {
 TEST_F(log_test, a_throwing_timer_callback_is_an_error_record_without_an_error_reporter) {
   std::promise<kept_record> first;
   std::once_flag once;
-  log::scoped_sink to_promise([&](const log::record& r) {
+  slog::scoped_sink to_promise([&](const slog::record& r) {
     std::call_once(once, [&] {
       first.set_value({r.severity, std::string(r.component), std::string(r.text)});
     });
@@ -248,7 +249,7 @@ TEST_F(log_test, a_throwing_timer_callback_is_an_error_record_without_an_error_r
   auto got = first.get_future();
   ASSERT_EQ(got.wait_for(30s), std::future_status::ready);
   const kept_record r = got.get();
-  EXPECT_EQ(r.severity, log::level::error);
+  EXPECT_EQ(r.severity, slog::level::error);
   EXPECT_EQ(r.component, "timer");
   EXPECT_EQ(r.text, "a timer callback threw: boom (the timer is cancelled)");
 }
@@ -256,7 +257,7 @@ TEST_F(log_test, a_throwing_timer_callback_is_an_error_record_without_an_error_r
 // runtime_config::error_reporter keeps its meaning: when set, errors go there, not to the log.
 TEST_F(log_test, an_error_reporter_takes_the_errors_instead_of_the_log) {
   recorder seen;
-  log::scoped_sink to_recorder(seen.sink());
+  slog::scoped_sink to_recorder(seen.sink());
   std::promise<std::string> reported;
   auto config = two_workers();
   config.error_reporter = [&](const std::string& text) { reported.set_value(text); };
@@ -272,7 +273,7 @@ TEST_F(log_test, an_error_reporter_takes_the_errors_instead_of_the_log) {
   spate::runtime plain(two_workers());  // no reporter: the log, without the "spate: " prefix
   plain.report_error("spate: actor 'a' (#1) received an unexpected message of type int");
   ASSERT_EQ(seen.records().size(), 1u);
-  EXPECT_EQ(seen.records()[0].severity, log::level::error);
+  EXPECT_EQ(seen.records()[0].severity, slog::level::error);
   EXPECT_EQ(seen.records()[0].component, "runtime");
   EXPECT_EQ(seen.records()[0].text, "actor 'a' (#1) received an unexpected message of type int");
 }
@@ -280,7 +281,7 @@ TEST_F(log_test, an_error_reporter_takes_the_errors_instead_of_the_log) {
 TEST_F(log_test, progress_lines_without_a_print_function_are_info_records) {
   std::promise<kept_record> first;
   std::once_flag once;
-  log::scoped_sink to_promise([&](const log::record& r) {
+  slog::scoped_sink to_promise([&](const slog::record& r) {
     std::call_once(once, [&] {
       first.set_value({r.severity, std::string(r.component), std::string(r.text)});
     });
@@ -292,7 +293,7 @@ TEST_F(log_test, progress_lines_without_a_print_function_are_info_records) {
   ASSERT_EQ(got.wait_for(30s), std::future_status::ready);
   reporter.stop();
   const kept_record r = got.get();
-  EXPECT_EQ(r.severity, log::level::info);
+  EXPECT_EQ(r.severity, slog::level::info);
   EXPECT_EQ(r.component, "progress");
   EXPECT_EQ(r.text.rfind("job: 42 lines, ", 0), 0u) << r.text;
 }
@@ -301,8 +302,8 @@ TEST_F(log_test, progress_lines_without_a_print_function_are_info_records) {
 // afterwards is a dead letter, a debug record once debug is enabled.
 TEST_F(log_test, actor_failures_and_dead_letters_are_records) {
   recorder seen;
-  log::scoped_sink to_recorder(seen.sink());
-  log::set_min_level(log::level::debug);
+  slog::scoped_sink to_recorder(seen.sink());
+  slog::set_min_level(slog::level::debug);
   {
     spate::actor_system system(two_workers());
     auto doomed = system.spawn(
@@ -315,12 +316,12 @@ TEST_F(log_test, actor_failures_and_dead_letters_are_records) {
   }  // shut down: the actor has terminated, and counted the letter either way
   const auto errors = seen.from("runtime");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].severity, log::level::error);
+  EXPECT_EQ(errors[0].severity, slog::level::error);
   EXPECT_NE(errors[0].text.find("actor 'doomed'"), std::string::npos) << errors[0].text;
   EXPECT_NE(errors[0].text.find("broken"), std::string::npos) << errors[0].text;
   const auto letters = seen.from("actor");
   ASSERT_EQ(letters.size(), 1u);
-  EXPECT_EQ(letters[0].severity, log::level::debug);
+  EXPECT_EQ(letters[0].severity, slog::level::debug);
   EXPECT_EQ(letters[0].text.rfind("dead letter", 0), 0u) << letters[0].text;
   EXPECT_NE(letters[0].text.find("'doomed'"), std::string::npos) << letters[0].text;
 }
@@ -335,19 +336,19 @@ TEST_F(log_test, sinks_replaced_while_threads_log_lose_no_record) {
   auto counting_sink = [&] {
     auto c = std::make_shared<std::atomic<long>>(0);
     counters.push_back(c);
-    return [c](const log::record& r) {
+    return [c](const slog::record& r) {
       if (r.text.empty()) std::abort();  // the view must be readable
       c->fetch_add(1, std::memory_order_relaxed);
     };
   };
-  log::set_sink(counting_sink());
+  slog::set_sink(counting_sink());
   std::atomic<bool> go{false};
   std::atomic<int> finished{0};
   std::vector<std::thread> loggers;
   for (int t = 0; t < threads; ++t) {
     loggers.emplace_back([&] {
       go.wait(false);
-      for (int i = 0; i < per_thread; ++i) log::write(log::level::warn, "test", "record");
+      for (int i = 0; i < per_thread; ++i) slog::write(slog::level::warn, "test", "record");
       finished.fetch_add(1);
     });
   }
@@ -355,9 +356,9 @@ TEST_F(log_test, sinks_replaced_while_threads_log_lose_no_record) {
   go.notify_all();
   // Swapping goes on until every logger is through, so that swaps overlap the logging.
   for (int s = 0; s < swaps || finished.load() < threads; ++s) {
-    log::set_sink(counting_sink());
+    slog::set_sink(counting_sink());
     // The level moves too, but never above warn: every record stays enabled.
-    log::set_min_level(s % 2 == 0 ? log::level::debug : log::level::warn);
+    slog::set_min_level(s % 2 == 0 ? slog::level::debug : slog::level::warn);
   }
   for (auto& t : loggers) t.join();
   long delivered = 0;

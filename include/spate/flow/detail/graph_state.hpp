@@ -5,6 +5,16 @@
 // Lifetime: the graph's owner and every task that has not finished hold a shared_ptr. A
 // task releases its reference as the very last thing it does, so the state (tasks and
 // edges included) outlives every activation and every notification between neighbours.
+//
+// What the state does not own are the executors of nodes on dedicated threads: the runtime
+// does, and the graph retires them once the run has ended. cancel() wakes every task
+// through its executor, so the run must not count as ended while a cancel is still waking
+// tasks, or a waiter could retire (free) a thread that cancel() is about to notify: a
+// runtime shutdown cancelling a graph whose last node ends on its own meanwhile. Hence, under
+// the state's mutex: cancel() marks itself `waking_` unless the run has already finished
+// (then there is nobody to wake), and clears it when done; the run has ended
+// (`ended_locked`) when every task finished and no cancel is waking; the finish hook of a
+// run that finished during a cancel's wake-ups runs at the end of that cancel instead.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -75,8 +85,8 @@ class SPATE_API graph_state {
     std::string route;
   };
   template <class E>
-  link<E>* add_edge(const link_options& options, node_task_base* producer,
-                    node_task_base* consumer, std::string route);
+  link<E>* add_edge(const link_options& options, node_task_base* producer, node_task_base* consumer,
+                    std::string route);
   void add_task(std::unique_ptr<node_task_base> t);
 
   // Starts every task (each takes a reference to this state).
@@ -95,9 +105,9 @@ class SPATE_API graph_state {
   void wait_finished();
   bool finished() const;
   void cancel();
-  // Runs once, on the thread of the last task to finish, after the graph finished (with
-  // the failure's text, empty on success). Must not block (send a message). Set it before
-  // start().
+  // Runs once, on the thread of the last task to finish (or of the cancel that was waking
+  // tasks then), after the graph ended (with the failure's text, empty on success). Must not
+  // block (send a message). Set it before start().
   void set_on_finished(std::function<void(const std::string& failure)> hook) {
     on_finished_ = std::move(hook);
   }
@@ -116,12 +126,16 @@ class SPATE_API graph_state {
  private:
   std::vector<std::unique_ptr<node_stats>> stats_;
   std::vector<std::unique_ptr<node_task_base>> tasks_;  ///< destroyed newest first (~graph_state)
-  std::vector<edge> edges_;       ///< destroyed before the tasks
+  std::vector<edge> edges_;                             ///< destroyed before the tasks
   std::atomic<std::size_t> live_{0};
   std::atomic<bool> cancelled_{false};
   mutable std::mutex mutex_;
   std::condition_variable done_;
-  bool finished_ = false;
+  bool finished_ = false;              ///< every task has finished
+  bool waking_ = false;                ///< a cancel() is notifying tasks (top of the file)
+  bool finish_hook_deferred_ = false;  ///< finished while waking_: cancel() runs the hook
+  bool ended_locked() const noexcept { return finished_ && !waking_; }
+  void run_finish_hook();
   std::chrono::milliseconds stall_report_after_{0};
   std::exception_ptr error_;
   std::string error_node_;
