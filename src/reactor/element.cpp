@@ -2,6 +2,8 @@
 // action operations that reach the reaction scheduler.
 #include <stdexcept>
 
+#include "describe_time.hpp"
+
 #include "spate/reactor/detail/reaction_scheduler.hpp"
 #include "spate/reactor/environment.hpp"
 #include "spate/reactor/mutation.hpp"
@@ -16,6 +18,52 @@ std::string element::fully_qualified_name() const {
   if (container_ == nullptr) return name_;
   return container_->fully_qualified_name() + "." + name_;
 }
+
+namespace detail {
+void require_not_negative(const char* kind, const element& who, const char* what, duration value) {
+  if (value >= duration::zero()) return;
+  // Appended piece by piece: GCC 12's -Wrestrict misfires on chained operator+ at -O3.
+  std::string text = kind;
+  text += ' ';
+  text += who.fully_qualified_name();
+  text += ": ";
+  text += what;
+  text += ' ';
+  text += describe_duration(value);
+  text += " is negative (logical time never goes backwards)";
+  throw std::invalid_argument(text);
+}
+
+namespace {
+std::string describe_ports(const std::vector<port_base*>& ports) {
+  if (ports.empty()) return "no ports";
+  std::string text = ports.front()->fully_qualified_name();
+  if (ports.size() > 1) {
+    text += " and ";
+    text += std::to_string(ports.size() - 1);
+    text += " more";
+  }
+  return text;
+}
+}  // namespace
+
+void reject_negative_connection_delay(const std::vector<port_base*>& from,
+                                      const std::vector<port_base*>& to, const char* how,
+                                      duration delay) {
+  std::string text = "connect(";
+  text += describe_ports(from);
+  text += ", ";
+  text += describe_ports(to);
+  text += ").";
+  text += how;
+  text += '(';
+  text += describe_duration(delay);
+  text +=
+      "): a negative delay would deliver a value before it was sent (logical time never "
+      "goes backwards)";
+  throw std::invalid_argument(text);
+}
+}  // namespace detail
 
 port_base::port_base(std::string name, reactor* container, port_direction direction)
     : element(std::move(name), container), event_target(target_kind::port), direction_(direction) {
@@ -43,8 +91,9 @@ action_base::action_base(std::string name, reactor* container, kind k, action_op
 
 void action_base::schedule_physical(detail::erased_value value, duration delay) {
   if (delay < duration::zero())
-    throw std::invalid_argument("action " + fully_qualified_name() +
-                                ": a negative delay cannot be scheduled");
+    throw std::invalid_argument("physical action " + fully_qualified_name() +
+                                ": a negative delay (" + detail::describe_duration(delay) +
+                                ") cannot be scheduled");
   auto* reactions = container()->env().reaction_scheduler();
   if (reactions == nullptr)
     throw std::logic_error("physical action " + fully_qualified_name() +
@@ -72,9 +121,14 @@ resume_result reaction::resume(std::size_t budget) {
 }
 
 void reaction::stage_logical(action_base& action, detail::erased_value value, duration delay) {
-  if (delay < duration::zero())
-    throw std::invalid_argument("action " + action.fully_qualified_name() +
-                                ": a negative delay cannot be scheduled");
+  if (delay < duration::zero()) {
+    throw std::invalid_argument("reaction " + fully_qualified_name() + " scheduled action " +
+                                action.fully_qualified_name() + " with a negative delay (" +
+                                detail::describe_duration(delay) + ") at tag " +
+                                detail::describe_tag(reaction_scheduler_->current_tag(),
+                                                     reaction_scheduler_->start_time()) +
+                                ": logical time never goes backwards");
+  }
   if (action.action_kind() == action_base::kind::physical) {
     reaction_scheduler_->schedule_physical(action, std::move(value), delay);
     return;

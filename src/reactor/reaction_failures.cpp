@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "spate/reactor/detail/reaction_scheduler.hpp"
+#include "describe_time.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/platform/exception_text.hpp"
+#include "spate/reactor/detail/reaction_scheduler.hpp"
 
 namespace spate::reactor::detail {
 
@@ -25,21 +26,6 @@ void reaction_scheduler::wait_and_report() {
 }
 
 namespace {
-
-// "(12 ms, 0)": the tag's time since the start, in the largest unit that is exact.
-std::string describe_tag(const tag& at, time_point start) {
-  using namespace std::chrono;
-  const duration since = at.time - start;
-  std::string time;
-  if (since % milliseconds(1) == duration::zero()) {
-    time = std::to_string(duration_cast<milliseconds>(since).count()) + " ms";
-  } else if (since % microseconds(1) == duration::zero()) {
-    time = std::to_string(duration_cast<microseconds>(since).count()) + " us";
-  } else {
-    time = std::to_string(since.count()) + " ns";
-  }
-  return "(" + time + ", " + std::to_string(at.step) + ")";
-}
 
 std::string what_of(const std::exception_ptr& error) {
   return exception_text(error, "an exception not derived from std::exception");

@@ -183,9 +183,7 @@ TEST(worker_pool, stops_cleanly_many_times) {
 TEST(worker_pool, work_from_outside_is_not_starved_by_a_task_that_never_idles) {
   // One worker; a task that always has more to do (resume_later) keeps its local queue
   // non-empty. Tasks scheduled from outside land in the inbox and must still run.
-  auto config = spate::scheduler_config::default_preset();
-  config.threads = 1;
-  spate::worker_pool pool(config);
+  // The tasks are declared before the pool: they outlive every resume its worker makes.
   std::atomic<bool> stop{false};
   struct endless final : spate::task {
     std::atomic<bool>* stop = nullptr;
@@ -194,10 +192,13 @@ TEST(worker_pool, work_from_outside_is_not_starved_by_a_task_that_never_idles) {
     }
   } busy;
   busy.stop = &stop;
-  pool.schedule(&busy);
-  std::this_thread::sleep_for(5ms);  // `busy` is now cycling through the local queue
   std::atomic<int> finished{0};
   std::vector<stepping_task> outside(10);
+  auto config = spate::scheduler_config::default_preset();
+  config.threads = 1;
+  spate::worker_pool pool(config);
+  pool.schedule(&busy);
+  std::this_thread::sleep_for(5ms);  // `busy` is now cycling through the local queue
   for (auto& t : outside) {
     t.steps_left = 1;
     t.finished = &finished;

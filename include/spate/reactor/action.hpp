@@ -11,9 +11,9 @@
 #include <string>
 #include <type_traits>
 
+#include "spate/platform/export.hpp"
 #include "spate/reactor/element.hpp"
 #include "spate/reactor/tag.hpp"
-#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -75,11 +75,15 @@ class valued_action : public action_base {
   using value_type = T;
   /// (The return type is spelled so that it is well-formed for T = void, where these do not
   /// exist.)
-  std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
+  std::add_lvalue_reference_t<const T> get() const
+    requires(!std::is_void_v<T>)
+  {
     return value().template get<T>();
   }
   /// The current event's value.
-  std::add_lvalue_reference_t<const T> operator*() const requires(!std::is_void_v<T>) {
+  std::add_lvalue_reference_t<const T> operator*() const
+    requires(!std::is_void_v<T>)
+  {
     return get();
   }
 
@@ -110,13 +114,14 @@ class physical_action final : public valued_action<T> {
 
   /// An event with `value` at physical now + min_delay + `delay` (any thread).
   template <class V>
-  requires(!std::is_void_v<T> &&
-           std::is_constructible_v<T, V&&>) void schedule(V&& value,
-                                                          duration delay = duration::zero()) {
+    requires(!std::is_void_v<T> && std::is_constructible_v<T, V &&>)
+  void schedule(V&& value, duration delay = duration::zero()) {
     this->schedule_physical(detail::erased_value::of(T(std::forward<V>(value))), delay);
   }
   /// An event at physical now + min_delay + `delay` (any thread).
-  void schedule(duration delay = duration::zero()) requires std::is_void_v<T> {
+  void schedule(duration delay = duration::zero())
+    requires std::is_void_v<T>
+  {
     this->schedule_physical(detail::erased_value::empty_present(), delay);
   }
 };
@@ -124,10 +129,14 @@ class physical_action final : public valued_action<T> {
 /// Fires at start + offset, then every period (period zero: once).
 class timer final : public action_base {
  public:
-  /// Fires at start + offset, then every period (zero: once).
+  /// Fires at start + offset, then every period (zero: once). Neither may be negative
+  /// (std::invalid_argument naming the timer).
   timer(reactor* container, std::string name, duration offset = duration::zero(),
         duration period = duration::zero())
-      : action_base(std::move(name), container, kind::timer), offset_(offset), period_(period) {}
+      : action_base(std::move(name), container, kind::timer), offset_(offset), period_(period) {
+    detail::require_not_negative("timer", *this, "offset", offset);
+    detail::require_not_negative("timer", *this, "period", period);
+  }
   /// Time from the start to the first event.
   duration offset() const noexcept { return offset_; }
   /// Time between events (zero: once).

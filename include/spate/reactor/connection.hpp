@@ -24,13 +24,19 @@ namespace spate::reactor {
 /// A connection between port lists (reactor::connect's result; see the top of this file).
 class connection {
  public:
-  /// A logical delay; zero means the next microstep.
+  /// A logical delay; zero means the next microstep. Negative: std::invalid_argument naming
+  /// the ports (a value would arrive before it was sent).
   connection& after(duration delay) {
+    if (delay < duration::zero())
+      detail::reject_negative_connection_delay(from_, to_, "after", delay);
     delay_ = delay;
     return *this;
   }
   /// The value arrives at a tag taken from the physical clock (plus `delay`) when it is sent.
+  /// Negative: std::invalid_argument naming the ports.
   connection& physical(duration delay = duration::zero()) {
+    if (delay < duration::zero())
+      detail::reject_negative_connection_delay(from_, to_, "physical", delay);
     physical_ = true;
     delay_ = delay;
     return *this;

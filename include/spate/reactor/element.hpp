@@ -4,14 +4,30 @@
 #include <string>
 #include <vector>
 
-#include "spate/reactor/detail/erased_value.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/reactor/detail/erased_value.hpp"
+#include "spate/reactor/tag.hpp"
 
 namespace spate::reactor {
 
 class reactor;
 class reaction;
 class environment;
+
+class element;
+class port_base;
+
+namespace detail {
+/// Throws std::invalid_argument naming `kind` `who` ("timer main.clock") when `value`, its
+/// `what` ("offset"), is negative: logical time never goes backwards.
+SPATE_API void require_not_negative(const char* kind, const element& who, const char* what,
+                                    duration value);
+/// Throws std::invalid_argument for `connect(from, to).<how>(delay)` with a negative delay,
+/// naming the ports.
+[[noreturn]] SPATE_API void reject_negative_connection_delay(const std::vector<port_base*>& from,
+                                                             const std::vector<port_base*>& to,
+                                                             const char* how, duration delay);
+}  // namespace detail
 
 /// Anything with a name inside a reactor (ports, actions, reactions, reactors).
 class SPATE_API element {

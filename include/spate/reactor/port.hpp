@@ -15,8 +15,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "spate/reactor/element.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/reactor/element.hpp"
 
 namespace spate::reactor {
 
@@ -73,19 +73,29 @@ class port : public port_base {
   using value_type = T;
   /// The value at the current tag; throws std::logic_error (naming the port) when absent.
   /// (Spelled so that port<void>, a port that carries presence only, is well-formed.)
-  std::add_lvalue_reference_t<const T> get() const requires(!std::is_void_v<T>) {
+  std::add_lvalue_reference_t<const T> get() const
+    requires(!std::is_void_v<T>)
+  {
     if (!is_present()) throw_absent();
     return root_value().template get<T>();
   }
   /// The current value (throws when absent).
-  std::add_lvalue_reference_t<const T> operator*() const requires(!std::is_void_v<T>) {
+  std::add_lvalue_reference_t<const T> operator*() const
+    requires(!std::is_void_v<T>)
+  {
     return get();
   }
   /// The current value (throws when absent).
-  const T* operator->() const requires(!std::is_void_v<T>) { return &get(); }
+  const T* operator->() const
+    requires(!std::is_void_v<T>)
+  {
+    return &get();
+  }
   /// The value as a shared immutable pointer (for keeping it beyond the tag without a copy of
   /// a large value); null when absent.
-  std::shared_ptr<const T> get_shared() const requires(!std::is_void_v<T>) {
+  std::shared_ptr<const T> get_shared() const
+    requires(!std::is_void_v<T>)
+  {
     if (!is_present()) return nullptr;
     return root_value().template get_shared<T>();
   }
@@ -111,6 +121,15 @@ class output final : public port<T> {
   /// An output named `name` of `container`.
   output(reactor* container, std::string name)
       : port<T>(std::move(name), container, port_direction::output) {}
+
+  /// Not a way to write: a reaction writes an output through the port_writer its body
+  /// receives for a declared effect (compile error saying so).
+  template <class V>
+  void set(V&&) const {
+    static_assert(sizeof(V) == 0,
+                  "an output is written by a reaction that declares it: add .effects(out) to "
+                  "the reaction and take port_writer<T>& in the body, then call set() on that");
+  }
 };
 
 /// A port of a width fixed when it is made (LF's multiport): `in[i]` is the i-th channel.

@@ -23,8 +23,8 @@ class port_list {
   port_list(port<T>& p) : ports_{&p} {}  // NOLINT: a port is a list of one
   /// A list of one input or output port.
   template <class P>
-  requires std::is_base_of_v<port<T>, P> port_list(
-      multiport<P>& m) {  // NOLINT: a multiport is a list of its channels
+    requires std::is_base_of_v<port<T>, P>
+  port_list(multiport<P>& m) {  // NOLINT: a multiport is a list of its channels
     for (P& p : m) ports_.push_back(&p);
   }
 
@@ -94,9 +94,7 @@ using port_list_value_t = typename port_list_value<std::remove_cvref_t<X>>::type
 
 /// Anything that denotes ports: a port, a multiport, a port_list.
 template <class X>
-concept port_selection = requires {
-  typename port_list_value<std::remove_cvref_t<X>>::type;
-};
+concept port_selection = requires { typename port_list_value<std::remove_cvref_t<X>>::type; };
 
 template <class X>
 port_list<port_list_value_t<X>> as_port_list(X&& x) {
@@ -107,10 +105,18 @@ port_list<port_list_value_t<X>> as_port_list(X&& x) {
   }
 }
 
+/// LF's `(a.out)+` for a port or multiport: `connect(broadcast(a.out), b.in)` (the port_list
+/// overload is port_list's friend).
+template <port_selection X>
+  requires(!std::is_same_v<std::remove_cvref_t<X>, port_list<port_list_value_t<X>>>)
+port_list<port_list_value_t<X>> broadcast(X&& x) {
+  return broadcast(as_port_list(x));
+}
+
 /// Several selections of one type in a row: `ports(a.out, b.out)` is LF's `a.out, b.out`.
 template <port_selection First, port_selection... Rest>
-requires(std::is_same_v<port_list_value_t<First>, port_list_value_t<Rest>>&&...)
-    port_list<port_list_value_t<First>> ports(First&& first, Rest&&... rest) {
+  requires(std::is_same_v<port_list_value_t<First>, port_list_value_t<Rest>> && ...)
+port_list<port_list_value_t<First>> ports(First&& first, Rest&&... rest) {
   auto list = as_port_list(first);
   (list.append(as_port_list(rest)), ...);
   return list;

@@ -25,10 +25,10 @@
 #include <utility>
 #include <vector>
 
-#include "spate/reactor/action.hpp"
-#include "spate/reactor/port_list.hpp"
 #include "spate/exec/task.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/reactor/action.hpp"
+#include "spate/reactor/port_list.hpp"
 
 namespace spate::reactor {
 
@@ -54,7 +54,8 @@ class reaction;
 class mutation_point;
 namespace detail {
 SPATE_API void declare_trigger(reaction& r, action_base& a);
-SPATE_API void declare_port(reaction& r, port_base& p, int role);  ///< 0 trigger, 1 source, 2 effect
+SPATE_API void declare_port(reaction& r, port_base& p,
+                            int role);  ///< 0 trigger, 1 source, 2 effect
 SPATE_API void declare_effect_action(reaction& r, action_base& a);
 struct pending_mutation;
 SPATE_API pending_mutation& mutation_of(reaction& r, reactor& owner);
@@ -140,8 +141,10 @@ class port_writer {
   }
   /// Sets a value built from `args`.
   template <class... Args>
-  requires std::is_constructible_v<T, Args&&...>
-  void emplace(Args&&... args) { set(T(std::forward<Args>(args)...)); }
+    requires std::is_constructible_v<T, Args&&...>
+  void emplace(Args&&... args) {
+    set(T(std::forward<Args>(args)...));
+  }
   /// True once set at this tag.
   bool is_present() const noexcept { return port_->is_present(); }
   /// The value set at this tag.
@@ -205,13 +208,14 @@ class action_scheduler {
 
   /// At the current tag + min_delay + delay (a zero total: the next microstep).
   template <class V>
-  requires(!std::is_void_v<T> &&
-           std::is_constructible_v<T, V&&>) void schedule(V&& value,
-                                                          duration delay = duration::zero()) {
+    requires(!std::is_void_v<T> && std::is_constructible_v<T, V &&>)
+  void schedule(V&& value, duration delay = duration::zero()) {
     place(detail::erased_value::of(T(std::forward<V>(value))), delay);
   }
   /// An event `delay` after the current tag (plus min_delay).
-  void schedule(duration delay = duration::zero()) requires std::is_void_v<T> {
+  void schedule(duration delay = duration::zero())
+    requires std::is_void_v<T>
+  {
     place(detail::erased_value::empty_present(), delay);
   }
   /// True when the action has an event at this tag.
@@ -263,9 +267,7 @@ struct effect_traits<physical_action<T>> {
 };
 
 template <class D>
-concept effect_declaration = requires {
-  typename effect_traits<std::remove_cvref_t<D>>::handle;
-};
+concept effect_declaration = requires { typename effect_traits<std::remove_cvref_t<D>>::handle; };
 
 template <class D>
 using effect_handle_t = typename effect_traits<std::remove_cvref_t<D>>::handle;
@@ -316,13 +318,15 @@ class typed_reaction final : public reaction {
 
   using reaction::deadline;
   /// LF's `deadline(d) {= handler =}`: when the reaction would start later than its tag's
-  /// time + d by the physical clock, the handler runs instead of the body.
+  /// time + d by the physical clock, the handler runs instead of the body. A negative `d`
+  /// throws std::invalid_argument naming the reaction.
   template <class Handler>
   typed_reaction& deadline(duration d, Handler handler) {
     static_assert(body_accepts<Handler, handles>::value,
                   "the deadline handler must accept the reaction's effect handles, in the order "
                   "the effects were declared (port_writer<T>&, multiport_writer<T>&, "
                   "action_scheduler<T>&)");
+    detail::require_not_negative("reaction", *this, "deadline", d);
     set_deadline(d);
     deadline_handler_ = [this, h = std::move(handler)]() mutable { std::apply(h, handles_); };
     return *this;
