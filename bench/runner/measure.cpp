@@ -52,7 +52,8 @@ double peak_rss_mb() {
 // change the run it describes. Two threads bounce one cache line; on a loaded machine the
 // partner is often descheduled, so a pure spin would burn whole time slices per round trip
 // (140,000 of them took minutes in CI under two busy neighbours). Each wait therefore spins a
-// bounded number of times and then yields, and the probe ends once `budget` has passed: a
+// bounded number of times and then yields, and the probe ends once `budget` has passed (it
+// looks at the clock every 256 round trips, so it may run that many past the budget): a
 // quiet machine (a round trip is ~0.1-1 us, never near the spin limit) measures exactly as
 // before, a loaded one reports a large value in bounded time.
 double cache_line_round_trip_ns() {

@@ -69,15 +69,17 @@ void graph_state::cancel() {
     t->notify();
     stress_point();  // a task woken here may end the run before the next one is notified
   }
+  // A run that finished during the wake-ups has its hook run here, while waking_ still
+  // holds the waiters back: once they return, the owner may destroy or restart the state.
   bool hook = false;
   {
     std::lock_guard lock(mutex_);
-    waking_ = false;
     hook = std::exchange(finish_hook_deferred_, false);
-    if (finished_) done_.notify_all();
   }
-  // Every caller holds a reference (the graph, the runtime's shutdown step, a failing task).
   if (hook) run_finish_hook();
+  std::lock_guard lock(mutex_);
+  waking_ = false;
+  done_.notify_all();  // then only the unlock: a waiter may now end the state's life
 }
 
 void graph_state::task_finished() {

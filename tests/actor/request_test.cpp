@@ -53,9 +53,15 @@ TEST(request, from_inside_an_actor_with_then) {
 }
 
 TEST(request, times_out_when_nobody_answers) {
-  // Declared before the system, whose destructor joins the actor that reads it.
+  // Declared before the system, whose destructor joins the actor that reads it; set on
+  // every way out of the test, or that join would wait forever.
   std::atomic<bool> release{false};
+  struct release_on_exit {
+    std::atomic<bool>& flag;
+    ~release_on_exit() { flag = true; }
+  };
   spate::actor_system system(quiet_config());
+  const release_on_exit releaser{release};
   // A blocking actor that never reads its mailbox until told to stop.
   auto silent = system.spawn_blocking([&](spate::blocking_actor&) {
     while (!release.load()) std::this_thread::sleep_for(1ms);
@@ -68,7 +74,6 @@ TEST(request, times_out_when_nobody_answers) {
     EXPECT_EQ(e.code(), spate::request_error_code::timeout);
   }
   EXPECT_GE(std::chrono::steady_clock::now() - start, 50ms);
-  release = true;
 }
 
 TEST(request, to_a_dead_actor_fails_at_once_and_sends_are_counted) {

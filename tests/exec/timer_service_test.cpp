@@ -126,11 +126,11 @@ TEST(timer_service, timers_fire_while_every_worker_is_busy) {
     }
   } busy;  // declared before the pool: it outlives every resume the worker makes
   busy.stop = &stop;
+  std::promise<void> fired;  // before the pool too: a late timer still finds it
   spate::scheduler_config config;
   config.threads = 1;
   spate::worker_pool pool(config);
   spate::timer_service timers(pool);
-  std::promise<void> fired;
   pool.schedule(&busy);
   timers.schedule_after(5ms, [&] { fired.set_value(); });
   const bool fired_in_time = fired.get_future().wait_for(5s) == std::future_status::ready;

@@ -116,8 +116,9 @@ class graph {
   }
 
   /// Starts without waiting (graph actors); wait() blocks until the end. `on_finished`, if
-  /// given, runs once on a worker when the graph has finished, with the failure's text
-  /// (empty on success); it must not block.
+  /// given, runs once when the graph has finished, with the failure's text (empty on
+  /// success), on the thread that ended it: a worker, a dedicated thread, or the thread of
+  /// a cancel (cancel(), the destructor, runtime shutdown); it must not block.
   /// Nodes on dedicated threads get them from the runtime. The graph registers a shutdown
   /// step: runtime::shutdown() cancels it and waits until every node has ended, so a
   /// wait() blocked meanwhile returns.

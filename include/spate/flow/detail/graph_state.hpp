@@ -14,7 +14,10 @@
 // the state's mutex: cancel() marks itself `waking_` unless the run has already finished
 // (then there is nobody to wake), and clears it when done; the run has ended
 // (`ended_locked`) when every task finished and no cancel is waking; the finish hook of a
-// run that finished during a cancel's wake-ups runs at the end of that cancel instead.
+// run that finished during a cancel's wake-ups runs at the end of that cancel instead,
+// before waking_ is cleared. Not yet covered: graph::~graph on a worker (a graph actor)
+// whose cancel() returns at once because another cancel is still waking, and wake timers
+// ticking into a node of a cancelled run (CHANGELOG, Known issues).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
