@@ -6,14 +6,17 @@
 
 namespace spate::test {
 
+/// Two workers, the SPATE_* environment ignored: the configuration of every test runtime
+/// that pins its pool.
+inline spate::runtime_config two_workers() {
+  spate::runtime_config c;
+  c.scheduler.threads = 2;
+  c.read_environment = false;
+  return c;
+}
+
 inline spate::runtime& shared_runtime() {
-  static spate::runtime r([] {
-    spate::runtime_config c;
-    c.scheduler = spate::scheduler_config{};
-    c.scheduler.threads = 2;
-    c.read_environment = false;
-    return c;
-  }());
+  static spate::runtime r(two_workers());
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include "spate/interop/graph_actor.hpp"
 #include "spate/exec/dedicated_thread.hpp"
 #include "spate/exec/runtime.hpp"
+#include "../test_runtime.hpp"
 
 using namespace std::chrono_literals;
 using spate::test::eventually;
@@ -23,12 +24,7 @@ namespace flow = spate::flow;
 
 namespace {
 
-spate::runtime_config two_workers() {
-  spate::runtime_config c;
-  c.scheduler.threads = 2;
-  c.read_environment = false;
-  return c;
-}
+using spate::test::two_workers;
 
 // A source fed from outside that never gets input: its task is idle, in no queue, so a
 // stopping pool has nothing of it to discard.

@@ -15,6 +15,7 @@
 #include "spate/flow.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/window.hpp"
+#include "../test_runtime.hpp"
 
 using namespace std::chrono_literals;
 namespace flow = spate::flow;
@@ -41,12 +42,7 @@ struct counted_tuple {
   ~counted_tuple() { --live_tuples; }
 };
 
-spate::runtime_config two_workers() {
-  spate::runtime_config c;
-  c.scheduler.threads = 2;
-  c.read_environment = false;
-  return c;
-}
+using spate::test::two_workers;
 
 template <class Pattern>
 void run_and_fail(Pattern pattern, bool cancel_instead, bool fuse_farms = true) {

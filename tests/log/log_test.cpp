@@ -21,6 +21,7 @@
 #include "spate/log/log.hpp"
 #include "spate/observe/progress_reporter.hpp"
 #include "spate/window.hpp"
+#include "../test_runtime.hpp"
 
 using namespace std::chrono_literals;
 // Not `log`: <cmath> declares ::log, and the alias would clash with it.
@@ -61,13 +62,7 @@ class recorder {
   std::vector<kept_record> records_;
 };
 
-spate::runtime_config two_workers() {
-  spate::runtime_config c;
-  c.scheduler = spate::scheduler_config{};
-  c.scheduler.threads = 2;
-  c.read_environment = false;
-  return c;
-}
+using spate::test::two_workers;
 
 // Every test starts and ends with the defaults: the sink and level are process-wide.
 class log_test : public testing::Test {

@@ -12,18 +12,14 @@
 
 #include "spate/exec/runtime.hpp"
 #include "spate/reactor.hpp"
+#include "../test_runtime.hpp"
 
 namespace {
 
 using namespace spate::reactor;
 using namespace std::chrono_literals;
 
-spate::runtime_config two_workers() {
-  spate::runtime_config c;
-  c.scheduler.threads = 2;
-  c.read_environment = false;
-  return c;
-}
+using spate::test::two_workers;
 
 // What constructing `Top` as "main" throws (std::invalid_argument), or "(nothing)".
 template <class Top>
