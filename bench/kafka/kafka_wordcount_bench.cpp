@@ -6,11 +6,12 @@
 //   spate-kafka-bench load  --brokers B --topic T --lines N [--partitions 4]
 //   spate-kafka-bench run   --brokers B --input T --lines N --impl spate|kafka-streams
 //                           [--replicas 2] [--jars DIR --classes DIR]
-//   spate-kafka-bench check-words --brokers B --topic T --lines N
+//   spate-kafka-bench check-words --brokers B --topic T --lines N [--input T]
 //       reads examples/kafka/kafka_words' output (one record per input line, keyed by the
 //       line's partition:offset, value its words), keeps one record per key, and checks
 //       that all N lines are there and their words count as a sequential count of the
-//       same lines does; exit code 0 when they do
+//       same lines does; exit code 0 when they do. With --input (the job's input topic) it
+//       names the input records (partition:offset) whose line is missing
 //
 // `run` prints one JSON line: {"impl", "lines", "words", "seconds", "lines_per_second"}.
 // The clock starts when the job starts (Kafka Streams: when its JVM is up and has called
@@ -22,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -237,6 +239,42 @@ double run_kafka_streams(const options& o, const std::string& output, output_che
   return seconds;
 }
 
+// The keys ("partition:offset") of every record in `topic`, read from its beginning to its
+// end: what check-words compares the output's keys with to name the lines it misses.
+std::vector<std::string> input_keys(const options& o, const std::string& topic) {
+  char error[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", o.brokers.c_str(), error, sizeof error);
+  rd_kafka_conf_set(conf, "group.id", "check-input", error, sizeof error);
+  rd_kafka_conf_set(conf, "enable.partition.eof", "true", error, sizeof error);
+  rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+  rd_kafka_poll_set_consumer(consumer);
+  rd_kafka_topic_partition_list_t* all =
+      rd_kafka_topic_partition_list_new(static_cast<int>(o.partitions));
+  for (std::size_t p = 0; p < o.partitions; ++p) {
+    rd_kafka_topic_partition_list_add(all, topic.c_str(), static_cast<std::int32_t>(p))->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
+  }
+  rd_kafka_assign(consumer, all);
+  rd_kafka_topic_partition_list_destroy(all);
+  std::vector<std::string> keys;
+  std::size_t at_end = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (at_end < o.partitions && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 100);
+    if (m == nullptr) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      ++at_end;
+    } else if (!m->err) {
+      keys.push_back(std::to_string(m->partition) + ":" + std::to_string(m->offset));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_consumer_close(consumer);
+  rd_kafka_destroy(consumer);
+  return keys;
+}
+
 int check_words(const options& o, const std::vector<std::string>& book) {
   std::map<std::string, std::uint64_t> expected;
   for (std::size_t i = 0; i < o.lines; ++i) {
@@ -282,6 +320,14 @@ int check_words(const options& o, const std::vector<std::string>& book) {
       "sequential count of the same lines\n",
       seen.size(), o.lines, static_cast<unsigned long long>(duplicates),
       equal ? "equal to" : "DIFFERENT FROM");
+  if (seen.size() < o.lines && !o.input.empty()) {
+    // Name what is missing, so a lost line can be traced in the processes' logs.
+    std::size_t named = 0;
+    for (const std::string& key : input_keys(o, o.input)) {
+      if (seen.count(key) == 0 && named++ < 20)
+        std::printf("check-words: missing %s\n", key.c_str());
+    }
+  }
   return seen.size() == o.lines && equal ? 0 : 1;
 }
 

@@ -30,6 +30,15 @@ bool is_fatal(rd_kafka_resp_err_t error) {
          error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED;
 }
 
+// "[0, 2, 3]": the partitions of a rebalance, for the log.
+std::string describe(const rd_kafka_topic_partition_list_t* partitions) {
+  std::string text = "[";
+  for (int i = 0; i < partitions->cnt; ++i) {
+    text += (i == 0 ? "" : ", ") + std::to_string(partitions->elems[i].partition);
+  }
+  return text + "]";
+}
+
 int millis_until(clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
   return static_cast<int>(std::clamp<long long>(left.count(), 0, 60'000));
@@ -45,6 +54,10 @@ struct consumer_callbacks {
                         rd_kafka_topic_partition_list_t* partitions, void* opaque) {
     auto& self = *static_cast<consumer_reader*>(opaque);
     self.answered_ = true;
+    log::write(log::level::info, "kafka",
+               "topic '" + self.options_.topic + "': " +
+                   (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? "assigned" : "revoked") +
+                   " partitions " + describe(partitions));
     if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
       for (int i = 0; i < partitions->cnt; ++i) {
         self.tracker_.assign(partitions->elems[i].partition);
@@ -87,11 +100,19 @@ void consumer_reader::commit(void* handle, bool wait, clock::time_point deadline
     rd_kafka_queue_t* results = rd_kafka_queue_new(consumer);
     rd_kafka_commit_queue(consumer, list, results, nullptr, nullptr);
     if (rd_kafka_event_t* e = rd_kafka_queue_poll(results, millis_until(deadline))) {
+      std::string committed;
+      for (const auto& [partition, offset] : offsets) {
+        committed += (committed.empty() ? "" : ", ") + std::to_string(partition) + "@" +
+                     std::to_string(offset);
+      }
       if (rd_kafka_event_error(e) != RD_KAFKA_RESP_ERR_NO_ERROR) {
         // A warning: the records are read again after a restart (at-least-once), not lost.
         log::write(log::level::warn, "kafka",
-                   "topic '" + options_.topic +
-                       "': committing offsets failed: " + rd_kafka_event_error_string(e));
+                   "topic '" + options_.topic + "': committing offsets " + committed +
+                       " failed: " + rd_kafka_event_error_string(e));
+      } else {
+        log::write(log::level::info, "kafka",
+                   "topic '" + options_.topic + "': committed offsets " + committed);
       }
       rd_kafka_event_destroy(e);
     } else {
@@ -114,7 +135,8 @@ void consumer_reader::shut_down(void* handle) {
     rd_kafka_error_destroy(error);
   } else {
     while (!rd_kafka_consumer_closed(consumer) && clock::now() < shutdown_deadline_) {
-      rd_kafka_event_t* e = rd_kafka_queue_poll(queue, std::max(1, millis_until(shutdown_deadline_)));
+      rd_kafka_event_t* e =
+          rd_kafka_queue_poll(queue, std::max(1, millis_until(shutdown_deadline_)));
       if (e == nullptr) continue;
       if (rd_kafka_event_type(e) == RD_KAFKA_EVENT_REBALANCE) {
         consumer_callbacks::rebalance(consumer, rd_kafka_event_error(e),
@@ -187,8 +209,8 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
       }
       // The waits below end at the next commit or the connect deadline, or at once on a
       // stop request (the wake hook); their timeouts are the schedule, not a polling period.
-      const auto until = std::min(next_commit, answered_ ? clock::time_point::max()
-                                                         : connect_deadline);
+      const auto until =
+          std::min(next_commit, answered_ ? clock::time_point::max() : connect_deadline);
       if (tracker_.in_flight() >= options_.max_in_flight) {
         feed.publish();  // the graph must see the records it is to mark
         tracker_.wait_below(options_.max_in_flight, feed.stop_flag(),
@@ -213,14 +235,21 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
           rd_kafka_message_destroy(m);
           if (fatal) throw std::runtime_error(where + ": " + text);
           last_error_ = text;
-        } else {
+        } else if (const auto at = tracker_.emitted(m->partition, m->offset)) {
           answered_ = true;
           at_end_.erase(m->partition);
           record r{m->key ? std::string(static_cast<const char*>(m->key), m->key_len) : "",
-                   std::string(static_cast<const char*>(m->payload), m->len),
-                   tracker_.emitted(m->partition, m->offset)};
+                   std::string(static_cast<const char*>(m->payload), m->len), *at};
           rd_kafka_message_destroy(m);
           if (!feed.push(std::move(r))) break;
+        } else {
+          // A record of a partition this member does not own (librdkafka has delivered
+          // records of a revoked partition after a rebalance): its owner reads it.
+          log::write(log::level::warn, "kafka",
+                     "topic '" + options_.topic + "': skipped offset " + std::to_string(m->offset) +
+                         " of partition " + std::to_string(m->partition) +
+                         ", which is not assigned here");
+          rd_kafka_message_destroy(m);
         }
       }
       if (options_.stop_at_end && !assigned_.empty() && at_end_.size() == assigned_.size()) break;

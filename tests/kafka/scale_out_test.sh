@@ -25,6 +25,11 @@ trap 'kill -9 $a $b 2>/dev/null || true' EXIT
 sleep 5
 kill -9 "$a"
 echo "scale_out_test: killed one of the two processes (pid $a) midway"
-"$bench" check-words --brokers "$brokers" --topic "$output" --lines "$lines"
+if ! "$bench" check-words --brokers "$brokers" --topic "$output" --lines "$lines" \
+  --input "$input"; then
+  echo "scale_out_test: the killed process's log:"; cat /tmp/scale-out-a-$run.log
+  echo "scale_out_test: the surviving process's log:"; cat /tmp/scale-out-b-$run.log
+  exit 1
+fi
 kill -TERM "$b"
 wait "$b" || true

@@ -24,6 +24,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -67,14 +68,18 @@ class offset_tracker {
     partitions_.erase(it);
     changed_.notify_all();
   }
-  /// The reader handed this record to the graph.
-  position emitted(std::int32_t partition, std::int64_t offset) {
+  /// The reader hands this record to the graph; nullopt when its partition is not assigned
+  /// (a record the group gave to another member: the reader must leave it to that member,
+  /// and the tracker must never commit for a partition it does not own).
+  std::optional<position> emitted(std::int32_t partition, std::int64_t offset) {
     const std::lock_guard lock(mutex_);
-    auto& p = partitions_[partition];
+    const auto it = partitions_.find(partition);
+    if (it == partitions_.end()) return std::nullopt;
+    auto& p = it->second;
     p.in_flight.push_back(offset);
     ++in_flight_;
     if (p.next_commit < 0) p.next_commit = offset;
-    return {this, partition, offset, p.generation};
+    return position{this, partition, offset, p.generation};
   }
   /// A record is processed (position::done()).
   void done(const position& at) {
@@ -126,9 +131,8 @@ class offset_tracker {
   bool wait_below(std::size_t limit, const std::atomic<bool>& stop,
                   std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
-    changed_.wait_for(lock, timeout, [&] {
-      return in_flight_ < limit || stop.load(std::memory_order_acquire);
-    });
+    changed_.wait_for(lock, timeout,
+                      [&] { return in_flight_ < limit || stop.load(std::memory_order_acquire); });
     return in_flight_ < limit;
   }
   /// Ends the waits (call after setting their stop flag). Any thread; does not block long.
