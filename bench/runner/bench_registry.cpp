@@ -193,6 +193,59 @@ void define_benchmarks(bench_registry& r) {
            {{"workers", "120"}, {"n", "20000"}, {"iterations", "12"}, {"warmup", "2"}});
   r.define("chameneos", "Savina: chameneos meet through a mall",
            {{"chameneos", "100"}, {"meetings", "200000"}, {"iterations", "12"}, {"warmup", "2"}});
+  // Savina's concurrency and parallelism benchmarks at Savina's sizes (docs/benchmarks.md).
+  // `mode`: the reactor versions' scheduling (precise or levels); the actors ignore it.
+  const std::pair<std::string, std::string> iterations{"iterations", "12"}, warmup{"warmup", "2"},
+      mode{"mode", "precise"};
+  r.define("concdict", "Savina: workers read and write one dictionary actor",
+           {{"workers", "20"}, {"messages", "10000"}, {"write_percent", "10"}, iterations, warmup, mode});
+  r.define("concsll", "Savina: workers query and grow one sorted linked list actor",
+           {{"workers", "20"},
+            {"messages", "8000"},
+            {"write_percent", "10"},
+            {"size_percent", "1"},
+            iterations,
+            warmup,
+            mode});
+  r.define("bndbuffer", "Savina: producers and consumers through a bounded-buffer manager",
+           {{"buffer", "50"},
+            {"producers", "40"},
+            {"consumers", "40"},
+            {"items", "1000"},
+            {"produce_cost", "25"},
+            {"consume_cost", "25"},
+            iterations,
+            warmup,
+            mode});
+  r.define("philosopher", "Savina: dining philosophers through an arbitrator",
+           {{"philosophers", "20"}, {"rounds", "10000"}, iterations, warmup, mode});
+  r.define("logmap", "Savina: logistic-map series, each term asked of a rate actor",
+           {{"terms", "25000"}, {"series", "10"}, {"rate", "3.46"}, iterations, warmup, mode});
+  r.define("banking", "Savina: transfers between account actors that wait for the payee",
+           {{"accounts", "1000"}, {"transactions", "50000"}, iterations, warmup, mode});
+  r.define("trapezoid", "Savina: an integral split among workers",
+           {{"pieces", "10000000"},
+            {"workers", "100"},
+            {"left", "1"},
+            {"right", "5"},
+            iterations,
+            warmup,
+            mode});
+  r.define("radixsort", "Savina: a radix sort as a chain of one stage per bit",
+           {{"n", "100000"}, {"max", "1152921504606846976"}, {"seed", "2048"}, iterations, warmup,
+            mode});
+  r.define("recmatmul", "Savina: C = A·B by blocks split among workers below a threshold",
+           {{"workers", "20"}, {"n", "1024"}, {"threshold", "16384"}, iterations, warmup, mode});
+  r.define("apsp", "Savina: all-pairs shortest paths, blocked Floyd-Warshall, an actor per block",
+           {{"nodes", "300"}, {"block", "50"}, {"max_weight", "100"}, iterations, warmup, mode});
+  r.define("nqueenk", "Savina: N-queens solutions, boards farmed out below a threshold depth",
+           {{"workers", "20"},
+            {"size", "12"},
+            {"threshold", "4"},
+            {"limit", "1500000"},
+            iterations,
+            warmup,
+            mode});
 }
 
 }  // namespace spate_bench

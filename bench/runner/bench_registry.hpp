@@ -62,12 +62,17 @@ void register_thread_impls(bench_registry& registry);
 void register_thread_batch_impls(bench_registry& registry);
 void register_spate_actor_impls(bench_registry& registry);
 void register_spate_actor_savina(bench_registry& registry);
+void register_spate_actor_savina_concurrency(bench_registry& registry);
+void register_spate_actor_savina_parallel(bench_registry& registry);
+void register_spate_actor_savina_arrays(bench_registry& registry);
 void register_spate_flow_impls(bench_registry& registry);
 void register_timer_impls(bench_registry& registry);
 void register_spate_reactor_impls(bench_registry& registry);
 void register_spate_reactor_divide_and_conquer(bench_registry& registry);
 void register_spate_reactor_trees(bench_registry& registry);
 void register_spate_reactor_chain_and_grid(bench_registry& registry);
+void register_spate_reactor_concurrency(bench_registry& registry);
+void register_spate_reactor_parallelism(bench_registry& registry);
 void register_wake_floor(bench_registry& registry);
 void register_spate_memory_impls(bench_registry& registry);
 void register_spate_window_impls(bench_registry& registry);
@@ -75,11 +80,15 @@ void register_apps_impls(bench_registry& registry);
 #ifdef SPATE_BENCH_HAVE_CAF
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);
+void register_caf_savina_benchmarks(bench_registry& registry);
+void register_caf_savina_arrays(bench_registry& registry);
 #endif
 #ifdef SPATE_BENCH_CAF1
 // CAF 1.1, in spate-bench-caf1 only (CAF 0.17 and 1.1 cannot share a binary).
 void register_caf1_impls(bench_registry& registry);
 void register_caf1_savina(bench_registry& registry);
+void register_caf1_savina_benchmarks(bench_registry& registry);
+void register_caf1_savina_arrays(bench_registry& registry);
 #endif
 
 }  // namespace spate_bench

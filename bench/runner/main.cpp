@@ -131,17 +131,24 @@ int main(int argc, char** argv) {
 #ifdef SPATE_BENCH_CAF1
   register_caf1_impls(registry);
   register_caf1_savina(registry);
+  register_caf1_savina_benchmarks(registry);
+  register_caf1_savina_arrays(registry);
 #else
   register_thread_impls(registry);
   register_thread_batch_impls(registry);
   register_spate_actor_impls(registry);
   register_spate_actor_savina(registry);
+  register_spate_actor_savina_concurrency(registry);
+  register_spate_actor_savina_parallel(registry);
+  register_spate_actor_savina_arrays(registry);
   register_spate_flow_impls(registry);
   register_timer_impls(registry);
   register_spate_reactor_impls(registry);
   register_spate_reactor_divide_and_conquer(registry);
   register_spate_reactor_trees(registry);
   register_spate_reactor_chain_and_grid(registry);
+  register_spate_reactor_concurrency(registry);
+  register_spate_reactor_parallelism(registry);
   register_wake_floor(registry);
   register_spate_memory_impls(registry);
   register_apps_impls(registry);
@@ -151,6 +158,8 @@ int main(int argc, char** argv) {
 #ifdef SPATE_BENCH_HAVE_CAF
   register_caf_impls(registry);
   register_caf_savina(registry);
+  register_caf_savina_benchmarks(registry);
+  register_caf_savina_arrays(registry);
 #endif
 #endif  // SPATE_BENCH_CAF1
   try {
