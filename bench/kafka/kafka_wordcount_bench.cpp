@@ -248,6 +248,7 @@ std::vector<std::string> input_keys(const options& o, const std::string& topic) 
   rd_kafka_conf_set(conf, "group.id", "check-input", error, sizeof error);
   rd_kafka_conf_set(conf, "enable.partition.eof", "true", error, sizeof error);
   rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+  if (consumer == nullptr) throw std::runtime_error(std::string("check-words: ") + error);
   rd_kafka_poll_set_consumer(consumer);
   rd_kafka_topic_partition_list_t* all =
       rd_kafka_topic_partition_list_new(static_cast<int>(o.partitions));

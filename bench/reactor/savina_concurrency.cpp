@@ -332,6 +332,7 @@ struct lm_program : reactor {
 json logmap(const bench_params& p) {
   spate::runtime rt{reactor_runtime_config(p)};
   const logmap_case c(p);
+  double reported = 0;
   json m = savina_iterations(p, [&] {
     return reactor_iteration<lm_program>(
         rt, p,
@@ -343,10 +344,11 @@ json logmap(const bench_params& p) {
           }
           c.check(results);
           require(program.sum == c.expected, "logmap", "the reported terms' sum differs");
+          reported = program.sum;
         },
         std::size_t(c.series), c.terms, c.rate);
   });
-  m["result"] = c.expected;  // checked equal to every run's sum, bit for bit
+  m["result"] = reported;  // checked equal to the sequential sum, bit for bit
   return m;
 }
 

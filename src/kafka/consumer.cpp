@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 
 #include "rdkafka_log.hpp"
 #include "spate/kafka/source.hpp"
@@ -54,26 +55,43 @@ struct consumer_callbacks {
                         rd_kafka_topic_partition_list_t* partitions, void* opaque) {
     auto& self = *static_cast<consumer_reader*>(opaque);
     self.answered_ = true;
-    log::write(log::level::info, "kafka",
-               "topic '" + self.options_.topic + "': " +
-                   (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? "assigned" : "revoked") +
-                   " partitions " + describe(partitions));
-    if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-      for (int i = 0; i < partitions->cnt; ++i) {
-        self.tracker_.assign(partitions->elems[i].partition);
-        self.assigned_.insert(partitions->elems[i].partition);
+    const bool assigning = error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS;
+    // Nothing may unwind through librdkafka's C frames, and librdkafka must hear the new
+    // assignment whatever happens here: a commit that fails only means the next owner reads
+    // some records again (at-least-once).
+    try {
+      if (log::enabled(log::level::info)) {
+        log::write(log::level::info, "kafka",
+                   "topic '" + self.options_.topic + "': " + (assigning ? "assigned" : "revoked") +
+                       " partitions " + describe(partitions));
       }
-      rd_kafka_assign(consumer, partitions);
-    } else {
-      self.publish_to_graph();  // the graph must see what it is to mark before the commit
-      self.commit(consumer, true,
-                  std::min(self.shutdown_deadline_, clock::now() + self.options_.shutdown_timeout));
-      for (int i = 0; i < partitions->cnt; ++i) {
-        self.tracker_.revoke(partitions->elems[i].partition);
-        self.assigned_.erase(partitions->elems[i].partition);
-        self.at_end_.erase(partitions->elems[i].partition);
+      self.skipped_.clear();
+      if (assigning) {
+        for (int i = 0; i < partitions->cnt; ++i) {
+          self.tracker_.assign(partitions->elems[i].partition);
+          self.assigned_.insert(partitions->elems[i].partition);
+        }
+      } else {
+        self.publish_to_graph();  // the graph must see what it is to mark before the commit
+        self.commit(
+            consumer, true,
+            std::min(self.shutdown_deadline_, clock::now() + self.options_.shutdown_timeout));
+        for (int i = 0; i < partitions->cnt; ++i) {
+          self.tracker_.revoke(partitions->elems[i].partition);
+          self.assigned_.erase(partitions->elems[i].partition);
+          self.at_end_.erase(partitions->elems[i].partition);
+        }
       }
-      rd_kafka_assign(consumer, nullptr);
+    } catch (...) {
+      log::write(log::level::error, "kafka", "a rebalance's bookkeeping failed (out of memory?)");
+    }
+    // An incremental (cooperative) assignor needs rd_kafka_incremental_assign: this source
+    // supports the eager protocol only, and says so instead of reading what it does not track.
+    if (const rd_kafka_resp_err_t failed =
+            rd_kafka_assign(consumer, assigning ? partitions : nullptr)) {
+      self.last_error_ = std::string("rd_kafka_assign: ") + rd_kafka_err2str(failed) +
+                         " (spate's Kafka source supports eager rebalancing only)";
+      log::write(log::level::error, "kafka", self.last_error_);
     }
   }
   // Served by the reader's polls: connection failures and the like, kept for the error a
@@ -227,7 +245,7 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
       if (m != nullptr) {
         if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           answered_ = true;
-          at_end_.insert(m->partition);
+          if (assigned_.count(m->partition) != 0) at_end_.insert(m->partition);
           rd_kafka_message_destroy(m);  // rd_kafka_destroy waits for every message
         } else if (m->err) {
           const std::string text = rd_kafka_message_errstr(m);
@@ -243,12 +261,15 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
           rd_kafka_message_destroy(m);
           if (!feed.push(std::move(r))) break;
         } else {
-          // A record of a partition this member does not own (librdkafka has delivered
-          // records of a revoked partition after a rebalance): its owner reads it.
-          log::write(log::level::warn, "kafka",
-                     "topic '" + options_.topic + "': skipped offset " + std::to_string(m->offset) +
-                         " of partition " + std::to_string(m->partition) +
-                         ", which is not assigned here");
+          // A record of a partition this member does not own (one fetched before a
+          // rebalance may still be handed out): its owner reads it. Logged once per
+          // partition and rebalance.
+          if (skipped_.insert(m->partition).second) {
+            log::write(log::level::warn, "kafka",
+                       "topic '" + options_.topic + "': skipping records of partition " +
+                           std::to_string(m->partition) + " (from offset " +
+                           std::to_string(m->offset) + "), which is not assigned here");
+          }
           rd_kafka_message_destroy(m);
         }
       }

@@ -69,8 +69,8 @@ class offset_tracker {
     changed_.notify_all();
   }
   /// The reader hands this record to the graph; nullopt when its partition is not assigned
-  /// (a record the group gave to another member: the reader must leave it to that member,
-  /// and the tracker must never commit for a partition it does not own).
+  /// (a record fetched before a rebalance may still be handed out: its partition's owner
+  /// reads it, and the tracker must never commit for a partition it does not own).
   std::optional<position> emitted(std::int32_t partition, std::int64_t offset) {
     const std::lock_guard lock(mutex_);
     const auto it = partitions_.find(partition);

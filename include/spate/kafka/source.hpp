@@ -114,6 +114,7 @@ class SPATE_API consumer_reader : public io::thread_fed_source<record> {
 
   consumer_options options_;
   std::set<std::int32_t> assigned_, at_end_;  ///< reader thread only
+  std::set<std::int32_t> skipped_;  ///< partitions whose stray records were logged (reader)
   bool answered_ = false;                     ///< a broker answered (reader thread)
   std::string last_error_;                    ///< librdkafka's last error (reader thread)
   std::chrono::steady_clock::time_point shutdown_deadline_ = std::chrono::steady_clock::time_point::max();
