@@ -252,13 +252,8 @@ struct ap_state {
     const std::size_t holder = next_k / b, offset = next_k % b;
     const auto& row_k = at(row, holder, slot);        // D(i, k) for this block's rows
     const auto& column_k = at(holder, column, slot);  // D(k, j) for its columns
-    auto next = std::make_shared<std::vector<std::int64_t>>(b * b);
-    for (std::size_t i = 0; i < b; ++i) {
-      for (std::size_t j = 0; j < b; ++j) {
-        (*next)[i * b + j] =
-            std::min((*data)[i * b + j], row_k[i * b + offset] + column_k[offset * b + j]);
-      }
-    }
+    auto next = std::make_shared<const std::vector<std::int64_t>>(
+        apsp_relax(*data, row_k, column_k, offset, b));
     std::fill(slots[slot].begin(), slots[slot].end(), nullptr);
     arrived[slot] = 0;
     data = std::move(next);

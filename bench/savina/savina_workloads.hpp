@@ -337,6 +337,22 @@ inline std::vector<std::int64_t> floyd_warshall(std::vector<std::int64_t> d, std
   }
   return d;
 }
+/// One iteration of blocked Floyd–Warshall on a block of side b: its values relaxed through
+/// node k, whose distances from this block's rows are column `offset` of `row_k` (the block
+/// in this block-row holding column k) and to its columns row `offset` of `column_k`.
+inline std::vector<std::int64_t> apsp_relax(const std::vector<std::int64_t>& block,
+                                            const std::vector<std::int64_t>& row_k,
+                                            const std::vector<std::int64_t>& column_k,
+                                            std::size_t offset, std::size_t b) {
+  std::vector<std::int64_t> next(b * b);
+  for (std::size_t i = 0; i < b; ++i) {
+    for (std::size_t j = 0; j < b; ++j) {
+      next[i * b + j] =
+          std::min(block[i * b + j], row_k[i * b + offset] + column_k[offset * b + j]);
+    }
+  }
+  return next;
+}
 /// Block (row, column)'s cells out of a row-major matrix.
 inline std::vector<std::int64_t> apsp_block(const std::vector<std::int64_t>& d, std::size_t nodes,
                                             std::size_t block, std::size_t row,
