@@ -6,8 +6,8 @@
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
 #include "../runner/spate_config.hpp"
-#include "spate/reactor.hpp"
 #include "spate/exec/runtime.hpp"
+#include "spate/reactor.hpp"
 
 namespace spate_bench {
 
@@ -25,6 +25,16 @@ inline spate::reactor::scheduling_mode mode_of(const bench_params& p) {
   throw usage_error("--mode must be precise or levels, not '" + mode + "'");
 }
 
+// --sparse (where a benchmark defines it): which reactions a tag looks at.
+inline spate::reactor::sparse_tags sparse_of(const bench_params& p) {
+  if (!p.all().contains("sparse")) return spate::reactor::sparse_tags::automatic;
+  const auto sparse = p.text("sparse");
+  if (sparse == "automatic") return spate::reactor::sparse_tags::automatic;
+  if (sparse == "never") return spate::reactor::sparse_tags::never;
+  if (sparse == "always") return spate::reactor::sparse_tags::always;
+  throw usage_error("--sparse must be automatic, never or always, not '" + sparse + "'");
+}
+
 // A child's name: prefix and number. (Not prefix + std::to_string(i): GCC 12 warns falsely
 // about it, bug 105329.)
 inline std::string numbered(const char* prefix, std::size_t i) {
@@ -38,6 +48,7 @@ template <class Program, class Check, class... Args>
 double reactor_iteration(spate::runtime& rt, const bench_params& p, Check check, Args&&... args) {
   spate::reactor::environment_options options;
   options.mode = mode_of(p);
+  options.sparse = sparse_of(p);
   options.fast = true;
   spate::reactor::environment env{rt, options};
   auto& program = env.make_top<Program>("main", std::forward<Args>(args)...);

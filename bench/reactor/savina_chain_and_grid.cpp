@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "../savina/savina_checks.hpp"
 #include "reactor_bench_support.hpp"
 
 namespace spate_bench {
@@ -79,32 +80,25 @@ struct sieve_program : reactor {
           again.schedule();
         });
   }
-  std::size_t primes_found() const {
-    std::size_t found = 0;
-    for (const sieve_filter* f = &first; f != nullptr; f = f->next) found += f->primes.size();
-    return found;
+  // The primes the chain holds, its length and its last prime (savina::sieve_case checks).
+  savina::sieve_result outcome() const {
+    savina::sieve_result r;
+    for (const sieve_filter* f = &first; f != nullptr; f = f->next) {
+      r.primes += std::int64_t(f->primes.size());
+      ++r.filters;
+      r.largest = f->primes.back();
+    }
+    return r;
   }
 };
 
 json sieve(const bench_params& p) {
+  const savina::sieve_case c(p);  // shared with the actor version
   spate::runtime rt{reactor_runtime_config(p)};
-  const auto limit = p.integer("limit"), capacity = p.integer("local_primes");
-  if (limit < 3 || capacity < 1) throw usage_error("sieve needs limit >= 3, local_primes >= 1");
-  std::vector<bool> composite(std::size_t(limit), false);
-  std::size_t expected = 0;
-  for (std::int64_t i = 2; i < limit; ++i) {
-    if (composite[std::size_t(i)]) continue;
-    ++expected;
-    for (std::int64_t j = i * i; j < limit; j += i) composite[std::size_t(j)] = true;
-  }
   return savina_iterations(p, [&] {
     return reactor_iteration<sieve_program>(
-        rt, p,
-        [&](sieve_program& program) {
-          if (program.primes_found() != expected)
-            throw std::runtime_error("sieve: wrong number of primes");
-        },
-        limit, std::size_t(capacity));
+        rt, p, [&](sieve_program& program) { c.check(program.outcome()); }, c.limit,
+        std::size_t(c.local_primes));
   });
 }
 
@@ -114,24 +108,8 @@ json sieve(const bench_params& p) {
 // a cell that has all its neighbours' values relaxes (omega = 1.25) and sends its own, for
 // 100 iterations. Neighbours are joined with `after 0` (each half-sweep is a microstep), so
 // the exchange is not a causality loop. The grid starts from Java's Random(10101010) as
-// Savina's does, and the sum of the final values must match Savina's reference value.
-
-// java.util.Random: a 48-bit linear congruential generator (its specification).
-class java_random {
- public:
-  explicit java_random(std::int64_t seed) : seed_((std::uint64_t(seed) ^ multiplier) & mask) {}
-  double next_double() {
-    return double((std::uint64_t(next(26)) << 27) + std::uint64_t(next(27))) * 0x1.0p-53;
-  }
-
- private:
-  static constexpr std::uint64_t multiplier = 0x5DEECE66DULL, mask = (1ULL << 48) - 1;
-  std::uint32_t next(int bits) {
-    seed_ = (seed_ * multiplier + 0xBULL) & mask;
-    return std::uint32_t(seed_ >> (48 - bits));
-  }
-  std::uint64_t seed_;
-};
+// Savina's does, and the sum of the final values must match the sequential reference
+// (savina::sor_case, shared with the actor version).
 
 struct sor_cell : reactor {
   multiport_input<double> neighbours;
@@ -177,18 +155,13 @@ struct sor_program : reactor {
         [this, size, initial = std::move(initial)](mutator& m) {
           std::vector<sor_cell*> cells(size * size);
           auto neighbours_of = [size](std::size_t x, std::size_t y) {
-            std::vector<std::size_t> out;
-            if (y + 1 < size) out.push_back(x * size + y + 1);
-            if (x + 1 < size) out.push_back((x + 1) * size + y);
-            if (y > 0) out.push_back(x * size + y - 1);
-            if (x > 0) out.push_back((x - 1) * size + y);
-            return out;
+            return savina::sor_neighbours(x, y, size);
           };
           for (std::size_t x = 0; x < size; ++x)
             for (std::size_t y = 0; y < size; ++y)
-              cells[x * size + y] =
-                  &m.create<sor_cell>(numbered("cell", x * size + y), neighbours_of(x, y).size(),
-                                      initial[x * size + y], (x + y + 1) % 2 == 1, 100, 1.25);
+              cells[x * size + y] = &m.create<sor_cell>(
+                  numbered("cell", x * size + y), neighbours_of(x, y).size(), initial[x * size + y],
+                  savina::sor_sends_first(x, y), savina::sor_iterations, savina::sor_omega);
           for (std::size_t x = 0; x < size; ++x) {
             for (std::size_t y = 0; y < size; ++y) {
               sor_cell& cell = *cells[x * size + y];
@@ -211,32 +184,19 @@ struct sor_program : reactor {
 };
 
 json sor(const bench_params& p) {
+  const savina::sor_case c(p);  // grid, reference and check shared with the actor version
   spate::runtime rt{reactor_runtime_config(p)};
-  // Savina's data sizes and, for each, the sum its validation expects.
-  static constexpr std::pair<int, double> reference[] = {
-      {20, 0.000003189420084871275}, {80, 0.001846644602759566},  {100, 0.0032099996270638005},
-      {120, 0.0050869220175413146},  {150, 0.008496328291240363}, {200, 0.016479973604143234},
-      {250, 0.026575660248076397}};
-  const auto size = p.integer("size");
-  const auto* ref = std::find_if(std::begin(reference), std::end(reference),
-                                 [&](const auto& r) { return r.first == size; });
-  if (ref == std::end(reference))
-    throw usage_error("sor: size must be one of Savina's 20, 80, 100, 120, 150, 200, 250");
-  java_random random{10101010};
-  std::vector<double> initial(std::size_t(size * size));
-  for (auto& v : initial) v = random.next_double() * 1e-6;
+  const auto cells = std::size_t(c.size * c.size);
   double last_total = 0;
   auto m = savina_iterations(p, [&] {
     return reactor_iteration<sor_program>(
         rt, p,
         [&](sor_program& program) {
-          if (program.returned != std::size_t(size * size))
-            throw std::runtime_error("sor: cells did not finish");
+          if (program.returned != cells) throw std::runtime_error("sor: cells did not finish");
           last_total = program.total;
-          if (std::abs(program.total - ref->second) > 1e-12)
-            throw std::runtime_error("sor: the grid's sum differs from Savina's reference");
+          c.check(program.total);
         },
-        std::size_t(size), initial);
+        std::size_t(c.size), c.initial);
   });
   m["grid_sum"] = last_total;
   return m;

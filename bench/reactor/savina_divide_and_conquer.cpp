@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "../../examples/reactor_fib.hpp"
+#include "../savina/savina_checks.hpp"
 #include "reactor_bench_support.hpp"
 
 namespace spate_bench {
@@ -57,19 +57,12 @@ struct fjcreate_program : reactor {
 };
 
 json fjcreate(const bench_params& p) {
+  const savina::fjcreate_case c(p);  // shared with the actor version
   spate::runtime rt{reactor_runtime_config(p)};
-  const auto n = p.integer("n");
-  if (n < 1) throw usage_error("fjcreate needs n >= 1");
-  const double theta = 37.2, share = std::sin(theta) * std::sin(theta);
   return savina_iterations(p, [&] {
     return reactor_iteration<fjcreate_program>(
-        rt, p,
-        [&](fjcreate_program& program) {
-          if (program.completed != n) throw std::runtime_error("fjcreate: lost workers");
-          if (std::abs(program.total - double(n) * share) > 1e-6 * double(n))
-            throw std::runtime_error("fjcreate: wrong results");
-        },
-        std::size_t(n), theta);
+        rt, p, [&](fjcreate_program& program) { c.check(program.completed, program.total); },
+        std::size_t(c.n), double(savina::fjcreate_case::theta));
   });
 }
 
@@ -85,18 +78,11 @@ struct fib_program : reactor {
 };
 
 json fib(const bench_params& p) {
+  const savina::fib_case c(p);  // shared with the actor version
   spate::runtime rt{reactor_runtime_config(p)};
-  const auto n = static_cast<int>(p.integer("n"));
-  if (n < 0 || n > 40) throw usage_error("fib needs 0 <= n <= 40");
-  long expected = 0, next = 1;
-  for (int i = 0; i < n; ++i) expected = std::exchange(next, expected + next);
   return savina_iterations(p, [&] {
     return reactor_iteration<fib_program>(
-        rt, p,
-        [expected](fib_program& program) {
-          if (program.result != expected) throw std::runtime_error("fib: wrong result");
-        },
-        n);
+        rt, p, [&](fib_program& program) { c.check(program.result); }, int(c.n));
   });
 }
 
@@ -170,29 +156,13 @@ struct quicksort_program : reactor {
   }
 };
 
-// Savina's inputs: `n` values in [0, max) from a seeded generator (here std::mt19937_64).
-values random_values(std::int64_t n, std::int64_t max, std::uint64_t seed) {
-  std::mt19937_64 random{seed};
-  std::uniform_int_distribution<std::int64_t> value{0, max - 1};
-  values out(static_cast<std::size_t>(n));
-  for (auto& v : out) v = value(random);
-  return out;
-}
-
 json quicksort(const bench_params& p) {
+  const savina::quicksort_case c(p);  // input and check shared with the actor version
   spate::runtime rt{reactor_runtime_config(p)};
-  const auto n = p.integer("n"), threshold = p.integer("threshold");
-  if (n < 1 || threshold < 2) throw usage_error("quicksort needs n >= 1 and threshold >= 2");
-  const values input = random_values(n, p.integer("max"), std::uint64_t(p.integer("seed")));
-  values expected = input;
-  std::sort(expected.begin(), expected.end());
   return savina_iterations(p, [&] {
     return reactor_iteration<quicksort_program>(
-        rt, p,
-        [&](quicksort_program& program) {
-          if (program.result != expected) throw std::runtime_error("quicksort: wrong result");
-        },
-        values(input), std::size_t(threshold));
+        rt, p, [&](quicksort_program& program) { c.check(program.result); }, values(c.input),
+        std::size_t(c.threshold));
   });
 }
 
@@ -274,19 +244,11 @@ struct bitonic_program : reactor {
 };
 
 json bitonicsort(const bench_params& p) {
+  const savina::bitonicsort_case c(p);  // input and check shared with the actor version
   spate::runtime rt{reactor_runtime_config(p)};
-  const auto n = p.integer("n");
-  if (n < 2 || (n & (n - 1)) != 0) throw usage_error("bitonicsort needs n a power of two >= 2");
-  const values input = random_values(n, p.integer("max"), std::uint64_t(p.integer("seed")));
-  values expected = input;
-  std::sort(expected.begin(), expected.end());
   return savina_iterations(p, [&] {
     return reactor_iteration<bitonic_program>(
-        rt, p,
-        [&](bitonic_program& program) {
-          if (program.result != expected) throw std::runtime_error("bitonicsort: wrong result");
-        },
-        values(input));
+        rt, p, [&](bitonic_program& program) { c.check(program.result); }, values(c.input));
   });
 }
 

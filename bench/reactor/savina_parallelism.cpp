@@ -64,8 +64,12 @@ json trapezoid(const bench_params& p) {
   double area = 0;
   json m = savina_iterations(p, [&] {
     return reactor_iteration<tz_program>(
-        rt, p, [&](tz_program& program) { c.check(program.area); }, c.left, c.right, c.pieces,
-        std::size_t(c.workers));
+        rt, p,
+        [&](tz_program& program) {
+          c.check(program.area);
+          area = program.area;
+        },
+        c.left, c.right, c.pieces, std::size_t(c.workers));
   });
   m["result"] = area;  // checked equal to the sequential area, bit for bit
   return m;

@@ -8,31 +8,22 @@
 // messages that arrive at one tag are taken in channel order — so a run's result is a
 // function of the parameters alone.
 #include <algorithm>
-#include <cmath>
+#include <array>
 #include <cstdint>
-#include <limits>
 #include <memory>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../savina/savina_checks.hpp"
 #include "reactor_bench_support.hpp"
 
 namespace spate_bench {
 namespace {
 
 using namespace spate::reactor;
-
-// Work whose result is kept, so the compiler cannot drop it.
-std::uint64_t busy_work(std::uint64_t state, int steps) {
-  for (int i = 0; i < steps; ++i) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-  }
-  return state;
-}
+// Parameters, inputs, references and checks are shared with the actor versions.
+using savina::busy_wait;
 
 // ---------------------------------------------------------------- uct
 // Savina's Unbalanced Cobwebbed Tree. A node, once created, asks the root whether it may
@@ -44,7 +35,8 @@ std::uint64_t busy_work(std::uint64_t state, int steps) {
 // subtree), all within one tag; a granted node's children ask at the next tag. The root
 // also starts the traversal when a tag grants nothing (Savina's root would wait forever).
 // Savina's loop(size, 40000) counts to size × 40,000 and discards the count, which the JIT
-// removes; here a node does `size` steps of a xorshift whose result it keeps.
+// removes; here a node makes `size` draws (busy_wait) whose result it keeps. The root's
+// decisions are savina::uct_root_rules, the size is checked against their replay (uct_case).
 
 struct uct_request {
   std::vector<std::uint8_t> path;  // child indices from the root
@@ -86,7 +78,7 @@ struct uct_node : reactor {
         .body([this](port_writer<uct_requests>& up) {
           uct_requests requests;
           if (startup.is_present()) {
-            work = busy_work(work + std::uint64_t(this->id) + 1, 100);
+            work = busy_wait(100, work + std::uint64_t(this->id) + 1);
             requests.push_back({path, this->height});
           }
           for (auto& channel : from_children)
@@ -114,7 +106,7 @@ struct uct_node : reactor {
         .effects(traverse_out)
         .body([this](port_writer<void>& down) {
           ++traversals;
-          work = busy_work(work + std::uint64_t(this->comp_size), this->comp_size);
+          work = busy_wait(this->comp_size, work + std::uint64_t(this->comp_size));
           if (!children.empty()) down.set();
         });
   }
@@ -132,10 +124,11 @@ struct uct_node : reactor {
       children.push_back(&child);
     }
   }
-  std::size_t count(bool& each_traversed_once) const {
-    each_traversed_once = each_traversed_once && traversals == 1;
-    std::size_t n = 1;
-    for (const uct_node* c : children) n += c->count(each_traversed_once);
+  /// The nodes of this subtree; adds those traversed exactly once to `traversed_once`.
+  std::int64_t count(std::int64_t& traversed_once) const {
+    if (traversals == 1) ++traversed_once;
+    std::int64_t n = 1;
+    for (const uct_node* c : children) n += c->count(traversed_once);
     return n;
   }
 };
@@ -145,37 +138,29 @@ struct uct_root : reactor {
   output<uct_grants> grants_out{this, "grants_out"};
   output<void> traverse_out{this, "traverse_out"};
   logical_action<void> start_traversal{this, "start_traversal"};
-  std::mt19937 random{2};
-  int size = 1, height = 1;
+  savina::uct_root_rules rules;  // the generator and the size
+  int height = 1;
   bool full = false, traversal_started = false;
   std::vector<uct_node*> children;
-  struct parameters {
-    int max_nodes, avg_comp, stdev_comp, binomial, urgent_percent;
-  } params;
+  savina::uct_params params;
 
-  int next_normal() {
-    std::normal_distribution<double> normal(params.avg_comp, params.stdev_comp);
-    int result = 0;
-    while (result <= 0) result = int(std::lround(normal(random)));
-    return result;
-  }
-  int next_int(int bound) { return std::uniform_int_distribution<int>(0, bound - 1)(random); }
-
-  uct_root(context ctx, parameters p)
-      : reactor(ctx), from_children{this, "from_children", std::size_t(p.binomial)}, params(p) {
+  uct_root(context ctx, const savina::uct_params& p)
+      : reactor(ctx),
+        from_children{this, "from_children", std::size_t(p.binomial)},
+        rules(p),
+        params(p) {
     reaction("generate").triggers(startup).effects(mutations).body([this](mutator& m) {
       ++height;
-      const int comp = next_normal();
+      const int comp = rules.start();  // ids 1..binomial
       for (int i = 0; i < params.binomial; ++i) {
         auto& child = m.create<uct_node>(numbered("n", std::size_t(i)),
-                                         std::vector<std::uint8_t>{std::uint8_t(i)}, height,
-                                         size + i, comp, false, std::size_t(params.binomial));
+                                         std::vector<std::uint8_t>{std::uint8_t(i)}, height, 1 + i,
+                                         comp, false, std::size_t(params.binomial));
         m.connect(child.up, from_children[std::size_t(i)]);
         m.connect(grants_out, child.grants_in);
         m.connect(traverse_out, child.traverse_in);
         children.push_back(&child);
       }
-      size += params.binomial;
     });
     reaction("decide")
         .triggers(from_children)
@@ -201,17 +186,13 @@ struct uct_root : reactor {
   }
 
   void decide(const uct_request& r, uct_grants& grants) {
-    if (full || traversal_started || size + params.binomial > params.max_nodes) {
-      full = true;
-      return;
-    }
-    if (std::bernoulli_distribution(0.5)(random)) {
-      const int comp = next_normal();
-      const int urgent = next_int(100) > params.urgent_percent ? -1 : next_int(params.binomial);
-      grants.push_back({r.path, size, comp, urgent});
-      size += params.binomial;
+    if (full || traversal_started) return;
+    const savina::uct_grant_draw g = rules.decide();
+    full = rules.full();
+    if (g.first_id != 0) {
+      grants.push_back({r.path, g.first_id, g.comp_size, g.urgent_child});
       height = std::max(height, r.height + 1);
-    } else {
+    } else if (!full) {
       height = std::max(height, r.height);
     }
   }
@@ -219,33 +200,26 @@ struct uct_root : reactor {
 
 struct uct_program : reactor {
   uct_root root;
-  uct_program(context ctx, uct_root::parameters p) : reactor(ctx), root{{this, "root"}, p} {}
+  uct_program(context ctx, const savina::uct_params& p) : reactor(ctx), root{{this, "root"}, p} {}
 };
 
 json uct(const bench_params& p) {
   spate::runtime rt{reactor_runtime_config(p)};
-  const uct_root::parameters params{int(p.integer("max_nodes")), int(p.integer("avg_comp")),
-                                    int(p.integer("stdev_comp")), int(p.integer("binomial")),
-                                    int(p.integer("urgent_percent"))};
-  if (params.binomial < 1 || params.binomial > 255 || params.max_nodes < 1 + params.binomial)
-    throw usage_error("uct needs 1 <= binomial <= 255 and max_nodes > binomial");
-  std::size_t tree_nodes = 0;
+  const savina::uct_case c(p);
+  std::int64_t tree_nodes = 0;
   auto m = savina_iterations(p, [&] {
     return reactor_iteration<uct_program>(
         rt, p,
         [&](uct_program& program) {
-          bool each_traversed_once = true;
-          std::size_t nodes = 1;
-          for (const uct_node* c : program.root.children) nodes += c->count(each_traversed_once);
-          if (nodes != std::size_t(program.root.size) || nodes > std::size_t(params.max_nodes))
-            throw std::runtime_error("uct: the tree does not have the nodes the root granted");
-          if (!each_traversed_once)
-            throw std::runtime_error("uct: a node was not traversed exactly once");
+          std::int64_t nodes = 1, traversed = 1;  // the root starts the traversal
+          for (const uct_node* n : program.root.children) nodes += n->count(traversed);
+          c.check(nodes, traversed);
           tree_nodes = nodes;
         },
-        params);
+        c.params);
   });
   m["nodes"] = tree_nodes;  // deterministic: the same for every worker count and mode
+  m["result"] = tree_nodes;
   return m;
 }
 
@@ -259,15 +233,11 @@ json uct(const bench_params& p) {
 // which each keep those inside their box; here each customer goes to the first child whose
 // box holds it, as Savina routes the customers that come later, so none is counted twice.
 
-struct point {
-  double x, y;
-  double distance(const point& p) const { return std::hypot(p.x - x, p.y - y); }
-};
-struct box {
-  double x1, y1, x2, y2;
-  bool contains(const point& p) const { return x1 <= p.x && y1 <= p.y && p.x <= x2 && p.y <= y2; }
-  point middle() const { return {(x1 + x2) / 2, (y1 + y2) / 2}; }
-};
+// The geometry, the customers and the sequential reference are savina::facloc_* (shared with
+// the actor version): with every facility notice delivered within the customer's tag, the
+// facilities opened must be the sequential run's (facloc_case::check_settled).
+using point = savina::facloc_point;
+using box = savina::facloc_box;
 struct routed_point {
   point where;
   int child;  // the child it is for; -1: every child
@@ -287,7 +257,7 @@ struct quadrant : reactor {
   std::vector<point> facilities, customers;
   double cost = 0;
   std::vector<quadrant*> children;
-  std::vector<box> child_boxes;
+  std::array<box, 4> child_boxes{};
 
   quadrant(context ctx, int position, box boundary, double threshold,
            std::vector<point> known_facilities, const std::vector<point>& parent_customers)
@@ -336,22 +306,14 @@ struct quadrant : reactor {
   }
 
   void add_customer(const point& c) {
-    double nearest = std::numeric_limits<double>::max();
-    for (const point& f : facilities) nearest = std::min(nearest, f.distance(c));
+    cost += savina::facloc_cost(facilities, c);
     customers.push_back(c);
-    cost += nearest;
   }
-  int child_for(const point& p) const {
-    for (std::size_t i = 0; i < child_boxes.size(); ++i)
-      if (child_boxes[i].contains(p)) return int(i);
-    return 0;  // unreachable: the four boxes cover this one
-  }
+  int child_for(const point& p) const { return int(savina::facloc_quadrant_of(child_boxes, p)); }
   void split(mutator& m, port_writer<routed_point>& up) {
     const point f = boundary.middle();
     up.set(routed_point{f, position});
-    child_boxes = {box{boundary.x1, f.y, f.x, boundary.y2}, box{f.x, f.y, boundary.x2, boundary.y2},
-                   box{boundary.x1, boundary.y1, f.x, f.y},
-                   box{f.x, boundary.y1, boundary.x2, f.y}};
+    child_boxes = savina::facloc_quadrants(boundary);
     std::vector<std::vector<point>> shares(4);
     for (const point& c : customers) shares[std::size_t(child_for(c))].push_back(c);
     for (std::size_t i = 0; i < 4; ++i) {
@@ -364,22 +326,25 @@ struct quadrant : reactor {
     }
     customers.clear();
   }
-  void totals(std::size_t& open_facilities, std::size_t& kept_customers) const {
-    if (!children.empty()) ++open_facilities;
-    kept_customers += customers.size();
-    for (const quadrant* c : children) c->totals(open_facilities, kept_customers);
+  /// Adds this subtree's split quadrants, kept customers and their fingerprint to `r`.
+  void totals(savina::facloc_result& r) const {
+    if (!children.empty()) ++r.facilities;
+    r.customers += std::int64_t(customers.size());
+    for (const point& c : customers) r.checksum += savina::facloc_point_hash(c);
+    for (const quadrant* c : children) c->totals(r);
   }
 };
 
 struct facloc_program : reactor {
   logical_action<void> produce{this, "produce"};
   quadrant root;
-  std::mt19937_64 random;
+  savina::random64 random;
   std::int64_t remaining;
 
-  facloc_program(context ctx, std::int64_t points, double grid, double alpha, std::uint64_t seed)
+  facloc_program(context ctx, std::int64_t points, double grid, double threshold,
+                 std::uint64_t seed)
       : reactor(ctx),
-        root{{this, "root"}, -1, box{0, 0, grid, grid}, alpha * std::sqrt(2.0) * grid, {}, {}},
+        root{{this, "root"}, -1, box{0, 0, grid, grid}, threshold, {}, {}},
         random(seed),
         remaining(points) {
     reaction("start").triggers(startup).effects(produce).body(
@@ -389,9 +354,7 @@ struct facloc_program : reactor {
         .effects(root.customer_in, produce)
         .body([this, grid](port_writer<routed_point>& out, action_scheduler<void>& again) {
           if (remaining == 0) return;
-          std::uniform_real_distribution<double> coordinate(0, grid);
-          const double x = coordinate(random), y = coordinate(random);
-          out.set(routed_point{{x, y}, -1});
+          out.set(routed_point{savina::facloc_customer(random, grid), -1});
           --remaining;
           again.schedule();
         });
@@ -400,26 +363,22 @@ struct facloc_program : reactor {
 
 json facloc(const bench_params& p) {
   spate::runtime rt{reactor_runtime_config(p)};
-  const auto points = p.integer("points");
-  const double grid = p.number("grid"), alpha = p.number("alpha");
-  if (points < 1 || grid <= 0 || alpha <= 0)
-    throw usage_error("facloc needs points, grid, alpha > 0");
-  std::size_t first_facilities = 0;
+  const savina::facloc_case c(p);
+  std::int64_t facilities = 0;
   auto m = savina_iterations(p, [&] {
     return reactor_iteration<facloc_program>(
         rt, p,
         [&](facloc_program& program) {
-          std::size_t facilities = 1, customers = 0;  // the root's facility is always open
-          program.root.totals(facilities, customers);
-          if (customers != std::size_t(points))
-            throw std::runtime_error("facloc: customers lost or counted twice");
-          if (first_facilities == 0) first_facilities = facilities;
-          if (facilities != first_facilities)
-            throw std::runtime_error("facloc: a run opened a different number of facilities");
+          savina::facloc_result r;
+          program.root.totals(r);
+          r.facilities = savina::facloc_facilities(r.facilities);  // splits -> Savina's count
+          c.check_settled(r);
+          facilities = r.facilities;
         },
-        points, grid, alpha, std::uint64_t(p.integer("seed")));
+        c.points, c.grid, c.threshold, c.seed);
   });
-  m["facilities"] = first_facilities;
+  m["facilities"] = facilities;
+  m["result"] = facilities;  // checked equal to the sequential run's
   return m;
 }
 

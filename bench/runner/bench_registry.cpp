@@ -106,7 +106,8 @@ void define_benchmarks(bench_registry& r) {
             {"urgent_percent", "50"},
             {"iterations", "12"},
             {"warmup", "2"},
-            {"mode", "precise"}});
+            {"mode", "precise"},
+            {"sparse", "automatic"}});
   r.define("facloc", "Savina: online facility location on a quadtree that splits",
            {{"points", "100000"},
             {"grid", "500"},
@@ -114,12 +115,17 @@ void define_benchmarks(bench_registry& r) {
             {"seed", "123456"},
             {"iterations", "12"},
             {"warmup", "2"},
-            {"mode", "precise"}});
+            {"mode", "precise"},
+            {"sparse", "automatic"}});
   r.define("sor", "Savina: red-black successive over-relaxation on a grid of cells",
            {{"size", "20"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
   r.define("reactor_mutation",
            "per tag, a reaction creates a reactor, connects it and removes the previous one",
            {{"size", "100"}, {"n", "20000"}});
+  r.define(
+      "reactor_sparse",
+      "per tag, one reaction writes one of `reactions` leaves: a path through a large cone",
+      {{"reactions", "10000"}, {"tags", "20000"}, {"mode", "precise"}, {"sparse", "automatic"}});
   r.define("reactor_levels",
            "per tag: a fan-out to one heavy reaction and a chain of light ones, then a join",
            {{"tags", "4000"}, {"work", "400"}, {"chain", "4"}, {"mode", "precise"}});
@@ -188,17 +194,34 @@ void define_benchmarks(bench_registry& r) {
   r.define("counting", "Savina: n increments then a query",
            {{"n", "1000000"}, {"iterations", "12"}, {"warmup", "2"}, {"mode", "precise"}});
   r.define("forkjoin", "Savina: n messages to each of the workers (throughput)",
-           {{"workers", "60"}, {"n", "10000"}, {"iterations", "12"}, {"warmup", "2"}});
+           {{"workers", "60"},
+            {"n", "10000"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
   r.define("big", "Savina: workers ping random peers n times each",
-           {{"workers", "120"}, {"n", "20000"}, {"iterations", "12"}, {"warmup", "2"}});
+           {{"workers", "120"},
+            {"n", "20000"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
   r.define("chameneos", "Savina: chameneos meet through a mall",
-           {{"chameneos", "100"}, {"meetings", "200000"}, {"iterations", "12"}, {"warmup", "2"}});
+           {{"chameneos", "100"},
+            {"meetings", "200000"},
+            {"iterations", "12"},
+            {"warmup", "2"},
+            {"mode", "precise"}});
   // Savina's concurrency and parallelism benchmarks at Savina's sizes (docs/benchmarks.md).
   // `mode`: the reactor versions' scheduling (precise or levels); the actors ignore it.
   const std::pair<std::string, std::string> iterations{"iterations", "12"}, warmup{"warmup", "2"},
       mode{"mode", "precise"};
   r.define("concdict", "Savina: workers read and write one dictionary actor",
-           {{"workers", "20"}, {"messages", "10000"}, {"write_percent", "10"}, iterations, warmup, mode});
+           {{"workers", "20"},
+            {"messages", "10000"},
+            {"write_percent", "10"},
+            iterations,
+            warmup,
+            mode});
   r.define("concsll", "Savina: workers query and grow one sorted linked list actor",
            {{"workers", "20"},
             {"messages", "8000"},
@@ -219,6 +242,16 @@ void define_benchmarks(bench_registry& r) {
             mode});
   r.define("philosopher", "Savina: dining philosophers through an arbitrator",
            {{"philosophers", "20"}, {"rounds", "10000"}, iterations, warmup, mode});
+  r.define("barber", "Savina: a sleeping barber, a waiting room and a customer actor per haircut",
+           {{"haircuts", "2000"},
+            {"waiting_room", "1000"},
+            {"production_rate", "1000"},
+            {"haircut_rate", "1000"},
+            iterations,
+            warmup,
+            mode});
+  r.define("cigsmok", "Savina: an arbiter wakes a random smoker each round",
+           {{"rounds", "1000"}, {"smokers", "200"}, iterations, warmup, mode});
   r.define("logmap", "Savina: logistic-map series, each term asked of a rate actor",
            {{"terms", "25000"}, {"series", "10"}, {"rate", "3.46"}, iterations, warmup, mode});
   r.define("banking", "Savina: transfers between account actors that wait for the payee",
@@ -232,8 +265,23 @@ void define_benchmarks(bench_registry& r) {
             warmup,
             mode});
   r.define("radixsort", "Savina: a radix sort as a chain of one stage per bit",
-           {{"n", "100000"}, {"max", "1152921504606846976"}, {"seed", "2048"}, iterations, warmup,
+           {{"n", "100000"},
+            {"max", "1152921504606846976"},
+            {"seed", "2048"},
+            iterations,
+            warmup,
             mode});
+  r.define("filterbank", "Savina: a pipeline of FIR filters per channel, channels summed",
+           {{"columns", "16384"},
+            {"simulations", "34816"},
+            {"channels", "8"},
+            iterations,
+            warmup,
+            mode});
+  r.define("piprecise", "Savina: pi to `precision` digits by BBP terms farmed out to workers",
+           {{"workers", "20"}, {"precision", "5000"}, iterations, warmup, mode});
+  r.define("astar", "Savina: guided search on a 3-D grid, frontiers farmed out to workers",
+           {{"workers", "20"}, {"grid", "30"}, {"threshold", "1024"}, iterations, warmup, mode});
   r.define("recmatmul", "Savina: C = A·B by blocks split among workers below a threshold",
            {{"workers", "20"}, {"n", "1024"}, {"threshold", "16384"}, iterations, warmup, mode});
   r.define("apsp", "Savina: all-pairs shortest paths, blocked Floyd-Warshall, an actor per block",

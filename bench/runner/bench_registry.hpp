@@ -63,6 +63,18 @@ void register_thread_batch_impls(bench_registry& registry);
 void register_spate_actor_impls(bench_registry& registry);
 void register_spate_actor_savina(bench_registry& registry);
 void register_spate_actor_savina_concurrency(bench_registry& registry);
+void register_spate_actor_savina_coordination(bench_registry& registry);
+void register_spate_actor_savina_services(bench_registry& registry);
+void register_spate_actor_savina_dynamic(bench_registry& registry);
+void register_spate_actor_savina_search(bench_registry& registry);
+void register_reactor_savina_arrays(bench_registry& registry);
+void register_spate_actor_savina_numeric(bench_registry& registry);
+void register_spate_actor_savina_sorting(bench_registry& registry);
+void register_reactor_savina_micro(bench_registry& registry);
+void register_reactor_savina_services(bench_registry& registry);
+void register_reactor_savina_shop(bench_registry& registry);
+void register_reactor_savina_signal(bench_registry& registry);
+void register_spate_reactor_sparse(bench_registry& registry);
 void register_spate_actor_savina_parallel(bench_registry& registry);
 void register_spate_actor_savina_arrays(bench_registry& registry);
 void register_spate_flow_impls(bench_registry& registry);
@@ -81,6 +93,8 @@ void register_apps_impls(bench_registry& registry);
 void register_caf_impls(bench_registry& registry);
 void register_caf_savina(bench_registry& registry);
 void register_caf_savina_benchmarks(bench_registry& registry);
+void register_caf_savina_coordination(bench_registry& registry);
+void register_caf_savina_parallel(bench_registry& registry);
 void register_caf_savina_arrays(bench_registry& registry);
 #endif
 #ifdef SPATE_BENCH_CAF1
@@ -88,6 +102,8 @@ void register_caf_savina_arrays(bench_registry& registry);
 void register_caf1_impls(bench_registry& registry);
 void register_caf1_savina(bench_registry& registry);
 void register_caf1_savina_benchmarks(bench_registry& registry);
+void register_caf1_savina_coordination(bench_registry& registry);
+void register_caf1_savina_parallel(bench_registry& registry);
 void register_caf1_savina_arrays(bench_registry& registry);
 #endif
 

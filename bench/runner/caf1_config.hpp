@@ -2,10 +2,10 @@
 // CAF 1.1 for the caf1 impls (spate-bench-caf1 only: CAF 0.17 and 1.1 both live in namespace
 // caf, so they cannot share a translation unit or a binary). The message types every caf1
 // impl sends (two type-ID blocks for the binary: spate_caf1, and spate_caf1_savina after it
-// for caf1_savina_benchmarks.cpp), and --threads / --polling mapped onto CAF
-// 1.1's keys exactly as caf_config.hpp maps them onto 0.17's: default = CAF's defaults;
-// aggressive = no sleeps in the moderate and relaxed phases; spin = also a practically
-// endless aggressive phase.
+// for caf1_savina_benchmarks.cpp, caf1_savina_coordination.cpp and caf1_savina_parallel.cpp), and
+// --threads / --polling mapped onto CAF 1.1's keys exactly as caf_config.hpp maps them onto 0.17's:
+// default = CAF's defaults; aggressive = no sleeps in the moderate and relaxed phases; spin = also
+// a practically endless aggressive phase.
 #include <caf/all.hpp>
 
 #include <mutex>
@@ -32,15 +32,15 @@ bool inspect(Inspector& f, stamp& x) {
 
 // caf::ping_atom, pong_atom, get_atom and tick_atom come with CAF's core module.
 CAF_BEGIN_TYPE_ID_BLOCK(spate_caf1, caf::first_custom_type_id)
-  CAF_ADD_TYPE_ID(spate_caf1, (spate_bench::tuple24))
-  CAF_ADD_TYPE_ID(spate_caf1, (spate_bench::stamp))
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, start_atom)
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, stop_atom)
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, token_atom)
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, inc_atom)
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, go_atom)
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, work_atom)
-  CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, meet_atom)
+CAF_ADD_TYPE_ID(spate_caf1, (spate_bench::tuple24))
+CAF_ADD_TYPE_ID(spate_caf1, (spate_bench::stamp))
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, start_atom)
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, stop_atom)
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, token_atom)
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, inc_atom)
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, go_atom)
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, work_atom)
+CAF_ADD_ATOM(spate_caf1, spate_bench::caf1, meet_atom)
 CAF_END_TYPE_ID_BLOCK(spate_caf1)
 
 namespace spate_bench::savina {
@@ -56,29 +56,29 @@ bool inspect(Inspector& f, queens_board& x) {
 // What caf1_savina_benchmarks.cpp sends besides caf::actor, its vectors and numbers: its own
 // block, numbered from where spate_caf1 ends so that the two never overlap.
 CAF_BEGIN_TYPE_ID_BLOCK(spate_caf1_savina, caf::id_block::spate_caf1::end)
-  CAF_ADD_TYPE_ID(spate_caf1_savina, (spate_bench::savina::queens_board))
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, done_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, write_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, read_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, size_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, contains_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, produce_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, data_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, item_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, available_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, exit_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, hungry_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, eat_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, denied_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, next_term_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, get_term_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, compute_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, term_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, credit_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, debit_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, reply_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, area_atom)
-  CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, solution_atom)
+CAF_ADD_TYPE_ID(spate_caf1_savina, (spate_bench::savina::queens_board))
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, done_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, write_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, read_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, size_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, contains_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, produce_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, data_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, item_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, available_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, exit_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, hungry_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, eat_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, denied_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, next_term_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, get_term_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, compute_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, term_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, credit_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, debit_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, reply_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, area_atom)
+CAF_ADD_ATOM(spate_caf1_savina, spate_bench::caf1, solution_atom)
 CAF_END_TYPE_ID_BLOCK(spate_caf1_savina)
 
 namespace spate_bench {

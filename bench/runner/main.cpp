@@ -132,6 +132,8 @@ int main(int argc, char** argv) {
   register_caf1_impls(registry);
   register_caf1_savina(registry);
   register_caf1_savina_benchmarks(registry);
+  register_caf1_savina_coordination(registry);
+  register_caf1_savina_parallel(registry);
   register_caf1_savina_arrays(registry);
 #else
   register_thread_impls(registry);
@@ -139,6 +141,12 @@ int main(int argc, char** argv) {
   register_spate_actor_impls(registry);
   register_spate_actor_savina(registry);
   register_spate_actor_savina_concurrency(registry);
+  register_spate_actor_savina_coordination(registry);
+  register_spate_actor_savina_services(registry);
+  register_spate_actor_savina_dynamic(registry);
+  register_spate_actor_savina_search(registry);
+  register_spate_actor_savina_numeric(registry);
+  register_spate_actor_savina_sorting(registry);
   register_spate_actor_savina_parallel(registry);
   register_spate_actor_savina_arrays(registry);
   register_spate_flow_impls(registry);
@@ -149,6 +157,12 @@ int main(int argc, char** argv) {
   register_spate_reactor_chain_and_grid(registry);
   register_spate_reactor_concurrency(registry);
   register_spate_reactor_parallelism(registry);
+  register_spate_reactor_sparse(registry);
+  register_reactor_savina_arrays(registry);
+  register_reactor_savina_signal(registry);
+  register_reactor_savina_micro(registry);
+  register_reactor_savina_services(registry);
+  register_reactor_savina_shop(registry);
   register_wake_floor(registry);
   register_spate_memory_impls(registry);
   register_apps_impls(registry);
@@ -159,6 +173,8 @@ int main(int argc, char** argv) {
   register_caf_impls(registry);
   register_caf_savina(registry);
   register_caf_savina_benchmarks(registry);
+  register_caf_savina_coordination(registry);
+  register_caf_savina_parallel(registry);
   register_caf_savina_arrays(registry);
 #endif
 #endif  // SPATE_BENCH_CAF1

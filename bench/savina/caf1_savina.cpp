@@ -12,6 +12,7 @@
 #include "../runner/bench_registry.hpp"
 #include "../runner/caf1_config.hpp"
 #include "../runner/measure.hpp"
+#include "savina_support.hpp"
 
 namespace spate_bench {
 namespace {
@@ -23,19 +24,7 @@ using caf::ping_atom_v;
 using caf::pong_atom;
 using caf::pong_atom_v;
 using namespace caf1;  // start, stop, token, inc, go, work and meet atoms (caf1_config.hpp)
-
-
-template <class Start>
-double timed_iteration(caf::actor_system& system, Start start) {
-  std::promise<void> done;
-  auto go = start(&done);
-  const auto begin = now_ns();
-  go();
-  done.get_future().wait();
-  const double elapsed = double(now_ns() - begin) / 1e9;
-  system.await_all_actors_done();
-  return elapsed;
-}
+using savina::timed_iteration;
 
 // ---------------------------------------------------------------- pingpong
 struct ping_state {
@@ -74,11 +63,13 @@ json pingpong(const bench_params& p) {
   caf::actor_system& system = *owner;
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto ping = system.spawn(ping_actor, n, done);
-      auto pong = system.spawn(pong_actor);
-      return [ping, pong] { caf::anon_mail(start_atom_v, pong).send(ping); };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto ping = system.spawn(ping_actor, n, done);
+          auto pong = system.spawn(pong_actor);
+          return [ping, pong] { caf::anon_mail(start_atom_v, pong).send(ping); };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -158,11 +149,13 @@ json counting(const bench_params& p) {
   caf::actor_system& system = *owner;
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto counter = system.spawn(counter_actor);
-      auto producer = system.spawn(counting_producer, counter, n, done);
-      return [producer] { caf::anon_mail(go_atom_v).send(producer); };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto counter = system.spawn(counter_actor);
+          auto producer = system.spawn(counting_producer, counter, n, done);
+          return [producer] { caf::anon_mail(go_atom_v).send(producer); };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -190,17 +183,19 @@ json forkjoin(const bench_params& p) {
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
     std::atomic<std::int64_t> remaining{workers};
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      std::vector<caf::actor> pool;
-      for (std::int64_t i = 0; i < workers; ++i) {
-        pool.push_back(system.spawn(fj_worker, n, &remaining, done));
-      }
-      return [pool, n] {
-        for (std::int64_t i = 0; i < n; ++i) {
-          for (auto& w : pool) caf::anon_mail(work_atom_v).send(w);
-        }
-      };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          std::vector<caf::actor> pool;
+          for (std::int64_t i = 0; i < workers; ++i) {
+            pool.push_back(system.spawn(fj_worker, n, &remaining, done));
+          }
+          return [pool, n] {
+            for (std::int64_t i = 0; i < n; ++i) {
+              for (auto& w : pool) caf::anon_mail(work_atom_v).send(w);
+            }
+          };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -327,17 +322,19 @@ json chameneos(const bench_params& p) {
   const auto meetings = p.integer("meetings");
   if (count < 2) throw usage_error("chameneos needs --chameneos >= 2");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto mall = system.spawn(mall_actor, meetings, done);
-      std::vector<caf::actor> all;
-      for (std::int64_t i = 0; i < count; ++i) {
-        all.push_back(system.spawn(chameneo, std::int32_t(i), std::uint8_t(i % 3)));
-      }
-      caf::anon_mail(all).send(mall);
-      return [all, mall] {
-        for (auto& c : all) caf::anon_mail(start_atom_v, mall).send(c);
-      };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto mall = system.spawn(mall_actor, meetings, done);
+          std::vector<caf::actor> all;
+          for (std::int64_t i = 0; i < count; ++i) {
+            all.push_back(system.spawn(chameneo, std::int32_t(i), std::uint8_t(i % 3)));
+          }
+          caf::anon_mail(all).send(mall);
+          return [all, mall] {
+            for (auto& c : all) caf::anon_mail(start_atom_v, mall).send(c);
+          };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 

@@ -11,6 +11,7 @@
 #include "../runner/bench_registry.hpp"
 #include "../runner/caf_config.hpp"
 #include "../runner/measure.hpp"
+#include "savina_support.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::promise<void>*)
 
@@ -28,17 +29,7 @@ using go_atom = caf::atom_constant<caf::atom("go")>;
 using work_atom = caf::atom_constant<caf::atom("work")>;
 using meet_atom = caf::atom_constant<caf::atom("meet")>;
 
-template <class Start>
-double timed_iteration(caf::actor_system& system, Start start) {
-  std::promise<void> done;
-  auto go = start(&done);
-  const auto begin = now_ns();
-  go();
-  done.get_future().wait();
-  const double elapsed = double(now_ns() - begin) / 1e9;
-  system.await_all_actors_done();
-  return elapsed;
-}
+using savina::timed_iteration;
 
 // ---------------------------------------------------------------- pingpong
 struct ping_state {
@@ -77,11 +68,13 @@ json pingpong(const bench_params& p) {
   caf::actor_system& system = *owner;
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto ping = system.spawn(ping_actor, n, done);
-      auto pong = system.spawn(pong_actor);
-      return [ping, pong] { caf::anon_send(ping, start_atom::value, pong); };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto ping = system.spawn(ping_actor, n, done);
+          auto pong = system.spawn(pong_actor);
+          return [ping, pong] { caf::anon_send(ping, start_atom::value, pong); };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -161,11 +154,13 @@ json counting(const bench_params& p) {
   caf::actor_system& system = *owner;
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto counter = system.spawn(counter_actor);
-      auto producer = system.spawn(counting_producer, counter, n, done);
-      return [producer] { caf::anon_send(producer, go_atom::value); };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto counter = system.spawn(counter_actor);
+          auto producer = system.spawn(counting_producer, counter, n, done);
+          return [producer] { caf::anon_send(producer, go_atom::value); };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -193,17 +188,19 @@ json forkjoin(const bench_params& p) {
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
     std::atomic<std::int64_t> remaining{workers};
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      std::vector<caf::actor> pool;
-      for (std::int64_t i = 0; i < workers; ++i) {
-        pool.push_back(system.spawn(fj_worker, n, &remaining, done));
-      }
-      return [pool, n] {
-        for (std::int64_t i = 0; i < n; ++i) {
-          for (auto& w : pool) caf::anon_send(w, work_atom::value);
-        }
-      };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          std::vector<caf::actor> pool;
+          for (std::int64_t i = 0; i < workers; ++i) {
+            pool.push_back(system.spawn(fj_worker, n, &remaining, done));
+          }
+          return [pool, n] {
+            for (std::int64_t i = 0; i < n; ++i) {
+              for (auto& w : pool) caf::anon_send(w, work_atom::value);
+            }
+          };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -330,17 +327,19 @@ json chameneos(const bench_params& p) {
   const auto meetings = p.integer("meetings");
   if (count < 2) throw usage_error("chameneos needs --chameneos >= 2");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto mall = system.spawn(mall_actor, meetings, done);
-      std::vector<caf::actor> all;
-      for (std::int64_t i = 0; i < count; ++i) {
-        all.push_back(system.spawn(chameneo, std::int32_t(i), std::uint8_t(i % 3)));
-      }
-      caf::anon_send(mall, all);
-      return [all, mall] {
-        for (auto& c : all) caf::anon_send(c, start_atom::value, mall);
-      };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto mall = system.spawn(mall_actor, meetings, done);
+          std::vector<caf::actor> all;
+          for (std::int64_t i = 0; i < count; ++i) {
+            all.push_back(system.spawn(chameneo, std::int32_t(i), std::uint8_t(i % 3)));
+          }
+          caf::anon_send(mall, all);
+          return [all, mall] {
+            for (auto& c : all) caf::anon_send(c, start_atom::value, mall);
+          };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 

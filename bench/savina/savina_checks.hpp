@@ -7,6 +7,7 @@
 // only as far as it goes, so that a consumer that never exited fails the check instead of
 // reading out of bounds.)
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -257,6 +258,613 @@ struct nqueenk_case {
             std::to_string(solutions) + " solutions, expected " + std::to_string(expected));
   }
   std::int64_t workers, size, threshold, limit, expected = 0;
+};
+
+// ---- radixsort
+struct radixsort_case {
+  explicit radixsort_case(const bench_params& p)
+      : count(p.integer("n")),
+        max_value(std::uint64_t(p.integer("max"))),
+        seed(std::uint64_t(p.integer("seed"))) {
+    if (count < 1 || max_value < 2) {
+      throw usage_error("radixsort needs n >= 1 and max >= 2 (n=" + std::to_string(count) +
+                        ", max=" + std::to_string(max_value) + ")");
+    }
+    bits = radix_bits(max_value);
+    values = radix_values(count, max_value, seed);
+    expected = values;
+    std::sort(expected.begin(), expected.end());
+  }
+  void check(const std::vector<std::uint64_t>& sorted) const {
+    require(sorted.size() == expected.size(), "radixsort",
+            std::to_string(sorted.size()) + " values came out, expected " +
+                std::to_string(expected.size()));
+    require(sorted == expected, "radixsort", "the output is not the sorted input");
+  }
+  /// An order-sensitive digest of a sorted output (the reactor versions' `result`).
+  static std::uint64_t digest(const std::vector<std::uint64_t>& sorted) {
+    std::uint64_t d = 0;
+    for (std::size_t i = 0; i < sorted.size(); ++i) d += (std::uint64_t(i) * 2 + 1) * sorted[i];
+    return d;
+  }
+  std::int64_t count;
+  std::uint64_t max_value, seed;
+  int bits = 0;  ///< stages in the chain
+  std::vector<std::uint64_t> values, expected;
+};
+
+// ---- recmatmul
+struct recmatmul_case {
+  explicit recmatmul_case(const bench_params& p)
+      : workers(p.integer("workers")), n(p.integer("n")), threshold(p.integer("threshold")) {
+    if (workers < 1 || n < 1 || (n & (n - 1)) != 0 || threshold < 1) {
+      throw usage_error("recmatmul needs workers >= 1, n a power of two, threshold >= 1 (workers=" +
+                        std::to_string(workers) + ", n=" + std::to_string(n) +
+                        ", threshold=" + std::to_string(threshold) + ")");
+    }
+  }
+  /// The first work item: all of C = A·B.
+  matmul_work whole() const { return {0, 0, 0, 0, 0, 0, n * n, std::int32_t(n)}; }
+  void check(const matmul_data& data) const {
+    require(data.product_right(), "recmatmul", "C is not A·B");
+  }
+  /// The sum of C's cells (exact: n·(n(n-1)/2)² when C is right; the `result` metric).
+  static double sum(const matmul_data& data) {
+    double s = 0;
+    for (const double v : data.c) s += v;
+    return s;
+  }
+  std::int64_t workers, n, threshold;
+};
+
+// ---- apsp
+struct apsp_case {
+  explicit apsp_case(const bench_params& p)
+      : nodes(std::size_t(p.integer("nodes"))),
+        block(std::size_t(p.integer("block"))),
+        max_weight(p.integer("max_weight")) {
+    if (nodes < 2 || block < 1 || nodes % block != 0 || nodes / block < 2 || max_weight < 1) {
+      throw usage_error(
+          "apsp needs nodes a multiple of block, at least two blocks a side, max_weight >= 1 "
+          "(nodes=" +
+          std::to_string(nodes) + ", block=" + std::to_string(block) +
+          ", max_weight=" + std::to_string(max_weight) + ")");
+    }
+    side = nodes / block;
+    graph = apsp_graph(nodes, max_weight);
+    expected = floyd_warshall(graph, nodes);
+  }
+  void check(const std::vector<std::int64_t>& distances) const {
+    require(distances == expected, "apsp", "the distances differ from sequential Floyd-Warshall");
+  }
+  /// The sum of all distances (the reactor versions' `result`).
+  static std::int64_t sum(const std::vector<std::int64_t>& distances) {
+    std::int64_t s = 0;
+    for (const std::int64_t d : distances) s += d;
+    return s;
+  }
+  std::size_t nodes, block, side = 0;  ///< side: blocks per row
+  std::int64_t max_weight;
+  std::vector<std::int64_t> graph, expected;
+};
+
+// ---- barber
+/// What a barber iteration ends with; each field is written by one actor only (named).
+struct barber_result {
+  std::vector<std::int64_t> haircuts;  ///< [customer id]: haircuts given (barber)
+  std::int64_t customers = 0;          ///< customers created (factory)
+  std::int64_t returned = 0;           ///< Returned messages handled (factory)
+  std::int64_t served = 0;             ///< customers that reported their haircut (factory)
+  std::int64_t returns_reported = 0;   ///< the Full messages customers say they got (factory)
+  std::int64_t entries = 0;            ///< Enter messages handled (room)
+  std::int64_t turned_away = 0;        ///< Full messages sent (room)
+  std::int64_t max_waiting = 0;        ///< the most customers waiting at once (room)
+  std::int64_t factory_units = 0;      ///< busy-wait units between arrivals (factory)
+  std::int64_t barber_units = 0;       ///< busy-wait units cutting (barber)
+};
+struct barber_case {
+  explicit barber_case(const bench_params& p)
+      : haircuts(p.integer("haircuts")),
+        waiting_room(p.integer("waiting_room")),
+        production_rate(p.integer("production_rate")),
+        haircut_rate(p.integer("haircut_rate")) {
+    if (haircuts < 1 || waiting_room < 1 || production_rate < 1 || haircut_rate < 1) {
+      throw usage_error(
+          "barber needs haircuts, waiting_room, production_rate, haircut_rate >= 1 "
+          "(haircuts=" +
+          std::to_string(haircuts) + ", waiting_room=" + std::to_string(waiting_room) +
+          ", production_rate=" + std::to_string(production_rate) +
+          ", haircut_rate=" + std::to_string(haircut_rate) + ")");
+    }
+    expected_factory_units = barber_total_units(barber_factory_random(), haircuts, production_rate);
+    expected_barber_units = barber_total_units(barber_barber_random(), haircuts, haircut_rate);
+  }
+  barber_result new_result() const {
+    barber_result result;
+    result.haircuts.resize(std::size_t(haircuts));
+    return result;
+  }
+  /// Every customer cut exactly once, and the factory's, the room's and the customers'
+  /// accounts of the returns agree. How many returns there are depends on the interleaving.
+  void check(const barber_result& r) const {
+    for (std::size_t i = 0; i < r.haircuts.size(); ++i) {
+      require(r.haircuts[i] == 1, "barber",
+              "customer " + std::to_string(i) + " had " + std::to_string(r.haircuts[i]) +
+                  " haircuts, expected 1");
+    }
+    require(r.customers == haircuts && r.served == haircuts, "barber",
+            std::to_string(r.customers) + " customers created, " + std::to_string(r.served) +
+                " served, expected " + std::to_string(haircuts));
+    require(r.entries == r.customers + r.returned, "barber",
+            "the room saw " + std::to_string(r.entries) + " arrivals, the factory sent " +
+                std::to_string(r.customers + r.returned));
+    require(r.turned_away == r.returned && r.returns_reported == r.returned, "barber",
+            "the room turned " + std::to_string(r.turned_away) + " away, customers report " +
+                std::to_string(r.returns_reported) + " returns, the factory handled " +
+                std::to_string(r.returned));
+    require(r.max_waiting <= waiting_room, "barber",
+            std::to_string(r.max_waiting) + " customers waited in a room of " +
+                std::to_string(waiting_room));
+    require(r.factory_units == expected_factory_units && r.barber_units == expected_barber_units,
+            "barber", "the busy waits differ from the generators' replay");
+  }
+  /// Savina's "customer attempts": every customer's first visit and every return.
+  static std::int64_t attempts(const barber_result& r) { return r.customers + r.returned; }
+  std::int64_t haircuts, waiting_room, production_rate, haircut_rate;
+  std::int64_t expected_factory_units = 0, expected_barber_units = 0;
+};
+
+// ---- cigsmok
+struct cigsmok_result {
+  std::int64_t rounds = 0;                  ///< StartedSmoking messages counted (arbiter)
+  std::vector<std::int64_t> smoked, units;  ///< [smoker]: rounds smoked, busy-wait units
+};
+struct cigsmok_case {
+  explicit cigsmok_case(const bench_params& p)
+      : rounds(p.integer("rounds")), smokers(p.integer("smokers")) {
+    if (rounds < 1 || smokers < 1) {
+      throw usage_error("cigsmok needs rounds, smokers >= 1 (rounds=" + std::to_string(rounds) +
+                        ", smokers=" + std::to_string(smokers) + ")");
+    }
+    // Only the arbiter draws, once per round: its choices replayed give every smoker's share.
+    expected_smoked.assign(std::size_t(smokers), 0);
+    expected_units.assign(std::size_t(smokers), 0);
+    random64 random = cigsmok_random(rounds, smokers);
+    for (std::int64_t r = 0; r < rounds; ++r) {
+      const smoke_choice c = next_smoke_choice(random, smokers);
+      ++expected_smoked[std::size_t(c.smoker)];
+      expected_units[std::size_t(c.smoker)] += c.units;
+    }
+  }
+  cigsmok_result new_result() const {
+    cigsmok_result result;
+    result.smoked.resize(std::size_t(smokers));
+    result.units.resize(std::size_t(smokers));
+    return result;
+  }
+  void check(const cigsmok_result& r) const {
+    require(r.rounds == rounds, "cigsmok",
+            std::to_string(r.rounds) + " rounds, expected " + std::to_string(rounds));
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < expected_smoked.size(); ++i) {
+      total += r.smoked[i];
+      require(r.smoked[i] == expected_smoked[i] && r.units[i] == expected_units[i], "cigsmok",
+              "smoker " + std::to_string(i) + " smoked " + std::to_string(r.smoked[i]) +
+                  " times for " + std::to_string(r.units[i]) + " units, expected " +
+                  std::to_string(expected_smoked[i]) + " for " + std::to_string(expected_units[i]));
+    }
+    require(total == rounds, "cigsmok",
+            std::to_string(total) + " cigarettes smoked in " + std::to_string(rounds) + " rounds");
+  }
+  std::int64_t rounds, smokers;
+  std::vector<std::int64_t> expected_smoked, expected_units;
+};
+
+// ---- fjcreate
+struct fjcreate_case {
+  explicit fjcreate_case(const bench_params& p) : n(p.integer("n")), share(compute(theta)) {
+    if (n < 1) throw usage_error("fjcreate needs n >= 1 (n=" + std::to_string(n) + ")");
+    require(std::abs(share - 0.22910191538134758) < 1e-12, "fjcreate",
+            "the reference computation is off sin²(37.2)");
+  }
+  /// Savina's ForkJoinConfig.performComputation: what each worker computes once.
+  static double compute(double angle) {
+    const double s = std::sin(angle);
+    return s * s;
+  }
+  /// `completed` workers reported, their results adding up to `total`.
+  void check(std::int64_t completed, double total) const {
+    require(completed == n, "fjcreate",
+            std::to_string(completed) + " workers finished, expected " + std::to_string(n));
+    require(std::abs(total - double(n) * share) <= 1e-9 * double(n), "fjcreate",
+            "the workers' results add up to " + std::to_string(total) + ", expected " +
+                std::to_string(double(n) * share));
+  }
+  static constexpr double theta = 37.2;  ///< Savina's argument
+  std::int64_t n;
+  double share;  ///< one worker's result
+};
+
+// ---- fib
+struct fib_case {
+  explicit fib_case(const bench_params& p) : n(p.integer("n")) {
+    if (n < 0 || n > 40) throw usage_error("fib needs 0 <= n <= 40 (n=" + std::to_string(n) + ")");
+    std::int64_t next = 1;
+    for (std::int64_t i = 0; i < n; ++i) expected = std::exchange(next, expected + next);
+    // Binet's closed form, exact in double this far: the iterative reference must agree.
+    const double root5 = std::sqrt(5.0);
+    require(std::llround(std::pow((1 + root5) / 2, double(n)) / root5) == expected, "fib",
+            "the iterative reference disagrees with the closed form");
+  }
+  void check(std::int64_t result) const {
+    require(result == expected, "fib",
+            "fib(" + std::to_string(n) + ") = " + std::to_string(result) + ", expected " +
+                std::to_string(expected));
+  }
+  std::int64_t n, expected = 0;
+};
+
+// ---- sieve
+struct sieve_result {
+  std::int64_t primes = 0;   ///< primes held by all the filters
+  std::int64_t filters = 0;  ///< filters in the chain
+  std::int64_t largest = 0;  ///< the last filter's last prime
+};
+struct sieve_case {
+  explicit sieve_case(const bench_params& p)
+      : limit(p.integer("limit")), local_primes(p.integer("local_primes")) {
+    if (limit < 3 || local_primes < 1) {
+      throw usage_error(
+          "sieve needs limit >= 3, local_primes >= 1 (limit=" + std::to_string(limit) +
+          ", local_primes=" + std::to_string(local_primes) + ")");
+    }
+    reference = primes_below(limit);
+    if (limit == 100'000) {  // Savina's size: pi(10^5) = 9,592, the largest 99,991
+      require(reference.count == 9'592 && reference.largest == 99'991, "sieve",
+              "the sequential sieve is wrong");
+    }
+  }
+  /// Every filter but the last holds local_primes primes.
+  std::int64_t expected_filters() const {
+    return (reference.count + local_primes - 1) / local_primes;
+  }
+  void check(const sieve_result& r) const {
+    require(r.primes == reference.count, "sieve",
+            std::to_string(r.primes) + " primes below " + std::to_string(limit) + ", expected " +
+                std::to_string(reference.count));
+    require(r.largest == reference.largest, "sieve",
+            "the largest prime found is " + std::to_string(r.largest) + ", expected " +
+                std::to_string(reference.largest));
+    require(r.filters == expected_filters(), "sieve",
+            std::to_string(r.filters) + " filters, expected " + std::to_string(expected_filters()));
+  }
+  std::int64_t limit, local_primes;
+  prime_count reference;
+};
+
+// ---- uct
+struct uct_case {
+  explicit uct_case(const bench_params& p) {
+    const auto max_nodes = p.integer("max_nodes"), avg_comp = p.integer("avg_comp"),
+               stdev_comp = p.integer("stdev_comp"), binomial = p.integer("binomial"),
+               urgent_percent = p.integer("urgent_percent");
+    // binomial <= 255: the reactor version names a node by its path of child indices (bytes).
+    if (binomial < 1 || binomial > 255 || max_nodes <= binomial || max_nodes > 100'000'000 ||
+        avg_comp < 1 || avg_comp > 1'000'000 || stdev_comp > 1'000'000 || urgent_percent > 100) {
+      throw usage_error(
+          "uct needs 1 <= binomial <= 255, binomial < max_nodes <= 100000000, "
+          "1 <= avg_comp <= 1000000, stdev_comp <= 1000000, urgent_percent <= 100 (max_nodes=" +
+          std::to_string(max_nodes) + ", avg_comp=" + std::to_string(avg_comp) +
+          ", stdev_comp=" + std::to_string(stdev_comp) + ", binomial=" + std::to_string(binomial) +
+          ", urgent_percent=" + std::to_string(urgent_percent) + ")");
+    }
+    params = {std::int32_t(max_nodes), std::int32_t(avg_comp), std::int32_t(stdev_comp),
+              std::int32_t(binomial), std::int32_t(urgent_percent)};
+    expected_nodes = expected_uct_nodes(params);
+  }
+  /// `nodes`: in the tree at the end; `traversed`: nodes the traversal visited exactly once.
+  void check(std::int64_t nodes, std::int64_t traversed) const {
+    require(nodes == expected_nodes, "uct",
+            std::to_string(nodes) + " nodes in the tree, expected " +
+                std::to_string(expected_nodes) + " (the root's decisions replayed)");
+    require(traversed == nodes, "uct",
+            std::to_string(traversed) + " of the " + std::to_string(nodes) +
+                " nodes were traversed exactly once");
+  }
+  uct_params params{};
+  std::int64_t expected_nodes = 0;
+};
+
+// ---- astar
+struct astar_case {
+  explicit astar_case(const bench_params& p)
+      : workers(p.integer("workers")), side(p.integer("grid")), threshold(p.integer("threshold")) {
+    if (workers < 1 || side < 2 || side > 248 || threshold < 1) {
+      throw usage_error(
+          "astar needs workers >= 1, 2 <= grid <= 248 (Savina's largest) and threshold >= 1 "
+          "(workers=" +
+          std::to_string(workers) + ", grid=" + std::to_string(side) +
+          ", threshold=" + std::to_string(threshold) + ")");
+    }
+    grid = make_search_grid(std::int32_t(side));
+    distance = search_distances(grid);
+    reachable = std::count_if(distance.begin(), distance.end(), [](auto d) { return d >= 0; });
+  }
+  /// Hops of the shortest path from the origin to the target (-1: there is none).
+  std::int32_t shortest() const { return distance[std::size_t(grid.target())]; }
+  /// `found`: the run reported reaching the target; `parent_of(v)`: the node that claimed v
+  /// (-1: none; the origin is its own). Which node claims which, and so the path, depends on
+  /// the interleaving: every claim must follow an edge, and the path from the target back to
+  /// the origin must exist exactly when the search says so, and be no shorter than the
+  /// sequential search's; a search that ends without it must have claimed every node it can
+  /// reach. Returns the path's hops (0 when there is none).
+  template <class ParentOf>
+  std::int64_t check(bool found, ParentOf parent_of) const {
+    require(found == (shortest() >= 0), "astar",
+            found ? "a path to an unreachable target was reported"
+                  : "the target, " + std::to_string(shortest()) + " hops away, was not reached");
+    std::int64_t claimed = 0;
+    for (std::int32_t v = 0; v < grid.nodes(); ++v) {
+      const std::int32_t by = parent_of(v);
+      require(by == -1 || (v == search_grid::origin ? by == v : grid.edge(by, v)), "astar",
+              "node " + std::to_string(v) + " was claimed from " + std::to_string(by) +
+                  ", which has no edge to it");
+      claimed += by != -1 || v == search_grid::origin;
+    }
+    if (!found) {
+      require(claimed == reachable, "astar",
+              "the search ended with " + std::to_string(claimed) + " of the " +
+                  std::to_string(reachable) + " reachable nodes claimed");
+      return 0;
+    }
+    std::int64_t hops = 0;
+    for (std::int32_t v = grid.target(); v != search_grid::origin; v = parent_of(v)) {
+      require(parent_of(v) >= 0, "astar",
+              "the path from the target breaks off at node " + std::to_string(v));
+      require(++hops <= grid.nodes(), "astar", "the path from the target has a cycle");
+    }
+    require(hops >= shortest(), "astar",
+            "a path of " + std::to_string(hops) + " hops, shorter than the shortest (" +
+                std::to_string(shortest()) + ")");
+    return hops;
+  }
+  std::int64_t workers, side, threshold;
+  search_grid grid;
+  std::vector<std::int32_t> distance;  ///< hops from the origin (-1: unreachable)
+  std::int64_t reachable = 0;          ///< nodes with a path from the origin
+};
+
+// ---- facloc
+struct facloc_result {
+  std::int64_t facilities = 0;  ///< Savina's count (facloc_facilities)
+  std::int64_t customers = 0;   ///< customers the quadrants keep at the end
+  std::uint64_t checksum = 0;   ///< the sum of their facloc_point_hash
+};
+struct facloc_case {
+  explicit facloc_case(const bench_params& p)
+      : points(p.integer("points")),
+        grid(p.number("grid")),
+        alpha(p.number("alpha")),
+        seed(std::uint64_t(p.integer("seed"))) {
+    if (points < 1 || !(grid > 0) || !(alpha > 0)) {
+      throw usage_error(
+          "facloc needs points >= 1, grid > 0 and alpha > 0 (points=" + std::to_string(points) +
+          ", grid=" + std::to_string(grid) + ", alpha=" + std::to_string(alpha) + ")");
+    }
+    threshold = alpha * std::sqrt(2.0) * grid;  // Savina: ALPHA · F, F = √2 · GRID_SIZE
+    random64 random(seed);
+    for (std::int64_t n = 0; n < points; ++n) {
+      expected_checksum += facloc_point_hash(facloc_customer(random, grid));
+    }
+    settled_facilities = settled_facloc_facilities(points, grid, threshold, seed);
+  }
+  /// What every run ends with, whatever the interleaving: each customer sent kept by exactly
+  /// one quadrant, and between one facility and one per customer (a customer splits at most
+  /// one quadrant).
+  void check(const facloc_result& r) const {
+    require(r.customers == points, "facloc",
+            std::to_string(r.customers) + " customers kept, expected " + std::to_string(points));
+    require(r.checksum == expected_checksum, "facloc",
+            "the customers kept are not the customers sent");
+    require(
+        r.facilities >= 1 && r.facilities <= points, "facloc",
+        std::to_string(r.facilities) + " facilities for " + std::to_string(points) + " customers");
+  }
+  /// A run that delivers every facility notice before the next customer arrives (the reactor
+  /// version): exactly the sequential count too.
+  void check_settled(const facloc_result& r) const {
+    check(r);
+    require(r.facilities == settled_facilities, "facloc",
+            std::to_string(r.facilities) + " facilities, expected " +
+                std::to_string(settled_facilities) + " (the sequential run)");
+  }
+  std::int64_t points;
+  double grid, alpha;
+  std::uint64_t seed;
+  double threshold = 0;
+  std::uint64_t expected_checksum = 0;
+  std::int64_t settled_facilities = 0;
+};
+
+// ---- filterbank, piprecise, sor, quicksort, bitonicsort
+/// A double as its shortest exact decimal form (for the checks' messages).
+inline std::string exact_text(double v) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  return std::string(text, end);
+}
+
+// ---- filterbank
+struct filterbank_case {
+  explicit filterbank_case(const bench_params& p)
+      : columns(p.integer("columns")),
+        simulations(p.integer("simulations")),
+        channels(p.integer("channels")) {
+    // Savina takes 2 to 33 channels; the sink gets simulations - 2·columns + 2 values.
+    if (columns < 2 || channels < 2 || channels > 33 || simulations < 2 * columns - 1) {
+      throw usage_error(
+          "filterbank needs columns >= 2, 2 <= channels <= 33 and simulations >= 2 * columns - 1 "
+          "(columns=" +
+          std::to_string(columns) + ", simulations=" + std::to_string(simulations) +
+          ", channels=" + std::to_string(channels) + ")");
+    }
+    coefficients = filterbank_filters(channels, columns);
+    expected = expected_filterbank(coefficients, columns, simulations);
+  }
+  /// Bit for bit: every stage computes in the reference's order (see expected_filterbank).
+  /// At Savina's sizes every value is 0 (nonzero values need simulations >= 3·columns - 1).
+  void check(const std::vector<double>& sink) const {
+    require(sink.size() == expected.size(), "filterbank",
+            std::to_string(sink.size()) + " values reached the sink, expected " +
+                std::to_string(expected.size()));
+    for (std::size_t i = 0; i < sink.size(); ++i) {
+      require(sink[i] == expected[i], "filterbank",
+              "sink value " + std::to_string(i) + " is " + exact_text(sink[i]) + ", expected " +
+                  exact_text(expected[i]));
+    }
+  }
+  /// The sum of the sink's values in order (the reactor versions' `result`).
+  static double sum(const std::vector<double>& sink) {
+    double s = 0;
+    for (const double v : sink) s += v;
+    return s;
+  }
+  std::int64_t columns, simulations, channels;
+  filterbank_coefficients coefficients;
+  std::vector<double> expected;
+};
+
+// ---- piprecise
+/// The master's sum of the terms it received, in units of 10^-precision.
+struct pi_sum {
+  mpz_class sum;
+  std::int64_t terms = 0;
+};
+struct piprecise_case {
+  explicit piprecise_case(const bench_params& p)
+      : workers(p.integer("workers")), precision(p.integer("precision")) {
+    if (workers < 1 || precision < 1 || precision > 1'000'000) {
+      throw usage_error("piprecise needs workers >= 1 and 1 <= precision <= 1000000 (workers=" +
+                        std::to_string(workers) + ", precision=" + std::to_string(precision) + ")");
+    }
+    unit = power_of_ten(precision);
+    expected = machin_pi(precision);
+    // The reference's leading digits are π's (floor(π·10^49)), up to its last digit's rounding.
+    const mpz_class known("31415926535897932384626433832795028841971693993751");
+    const std::int64_t shown = std::min<std::int64_t>(precision, 49);
+    const mpz_class lead = expected / power_of_ten(precision - shown);
+    require(abs(lead - known / power_of_ten(49 - shown)) <= 1, "piprecise",
+            "the sequential reference is not π");
+  }
+  /// Savina's first round of work: min(precision, 10·workers) terms.
+  std::int64_t first_terms() const { return std::min(precision, 10 * workers); }
+  /// Within what the roundings allow. Term k is off by at most 1/2 + 2/16^k units (the four
+  /// quotients by 1/2 each before the division by 16^k, that one by 1/2), so `terms` of them
+  /// by terms/2 + 2.2; the terms not summed, all after one of at most 1 unit, add under 0.1;
+  /// the reference is off by 1/2. Measured: 17 units at 5,000 digits (bound 2,092).
+  void check(const pi_sum& r) const {
+    const mpz_class bound = r.terms / 2 + 4;
+    const mpz_class off = abs(r.sum - expected);
+    require(r.terms >= 1 && off <= bound, "piprecise",
+            "the sum of " + std::to_string(r.terms) + " terms is " + off.get_str() +
+                " units of 10^-" + std::to_string(precision) + " off π, more than the " +
+                bound.get_str() + " its roundings allow");
+  }
+  std::int64_t workers, precision;
+  mpz_class unit;      ///< 10^precision: 1 in the terms' units
+  mpz_class expected;  ///< π · 10^precision, rounded
+};
+
+// ---- sor
+struct sor_case {
+  explicit sor_case(const bench_params& p) : size(p.integer("size")) {
+    if (size < 2 || size > 2000) {
+      throw usage_error("sor needs 2 <= size <= 2000 (size=" + std::to_string(size) + ")");
+    }
+    initial = sor_grid(size);
+    for (const double v : sor_reference(initial, std::size_t(size))) {
+      expected += v;
+      magnitude += std::abs(v);
+    }
+    // Savina's sums for its sizes (SucOverRelaxConfig.REF_VAL), to Savina's tolerance: the
+    // reference computes what Savina computes.
+    static constexpr std::pair<std::int64_t, double> savina[] = {
+        {20, 0.000003189420084871275}, {80, 0.001846644602759566},  {100, 0.0032099996270638005},
+        {120, 0.0050869220175413146},  {150, 0.008496328291240363}, {200, 0.016479973604143234},
+        {250, 0.026575660248076397}};
+    for (const auto& [n, sum] : savina) {
+      if (n == size) {
+        require(std::abs(expected - sum) <= 1e-12, "sor",
+                "the sequential reference is off Savina's sum for size " + std::to_string(n));
+      }
+    }
+  }
+  /// Every cell's value is the reference's, bit for bit (each adds its neighbours in
+  /// sor_neighbours' order); the grid's sum adds them in another order, which moves a sum of n
+  /// terms by at most (n - 1)·2^-53·Σ|v| (any order, Higham's bound); twice that is allowed.
+  double tolerance() const { return double(size * size) * 0x1p-52 * magnitude; }
+  void check(double total) const {
+    require(std::abs(total - expected) <= tolerance(), "sor",
+            "the grid's sum is " + exact_text(total) + ", expected " + exact_text(expected) +
+                " within " + exact_text(tolerance()));
+  }
+  std::int64_t size;
+  std::vector<double> initial;  ///< row-major
+  double expected = 0, magnitude = 0;
+};
+
+// ---- quicksort, bitonicsort
+/// A sorting benchmark's input, and its check: the output is sorted and is a permutation of
+/// the input (as long, and equal to the input sorted sequentially).
+struct sort_case {
+  sort_case(const char* benchmark, std::int64_t n, std::int64_t max, std::int64_t seed)
+      : benchmark(benchmark), input(sort_input(n, max, std::uint64_t(seed))), expected(input) {
+    std::sort(expected.begin(), expected.end());
+  }
+  void check(const std::vector<std::int64_t>& output) const {
+    require(output.size() == expected.size(), benchmark,
+            std::to_string(output.size()) + " values came out, expected " +
+                std::to_string(expected.size()));
+    const auto unsorted = std::is_sorted_until(output.begin(), output.end());
+    require(unsorted == output.end(), benchmark,
+            "the output is not sorted: value " + std::to_string(unsorted - output.begin()) +
+                " is less than the one before it");
+    require(output == expected, benchmark,
+            "the output is sorted but not a permutation of the input");
+  }
+  const char* benchmark;
+  std::vector<std::int64_t> input, expected;
+};
+struct quicksort_case : sort_case {
+  explicit quicksort_case(const bench_params& p)
+      : sort_case("quicksort", valid(p), p.integer("max"), p.integer("seed")),
+        threshold(p.integer("threshold")) {}
+  std::int64_t threshold;  ///< below it a node sorts sequentially
+
+ private:
+  static std::int64_t valid(const bench_params& p) {
+    const auto n = p.integer("n"), threshold = p.integer("threshold"), max = p.integer("max");
+    if (n < 1 || threshold < 2 || max < 1) {
+      throw usage_error(
+          "quicksort needs n >= 1, threshold >= 2 and max >= 1 (n=" + std::to_string(n) +
+          ", threshold=" + std::to_string(threshold) + ", max=" + std::to_string(max) + ")");
+    }
+    return n;
+  }
+};
+struct bitonicsort_case : sort_case {
+  explicit bitonicsort_case(const bench_params& p)
+      : sort_case("bitonicsort", valid(p), p.integer("max"), p.integer("seed")) {}
+
+ private:
+  static std::int64_t valid(const bench_params& p) {
+    const auto n = p.integer("n"), max = p.integer("max");
+    if (n < 2 || (n & (n - 1)) != 0 || max < 1) {
+      throw usage_error("bitonicsort needs n a power of two >= 2 and max >= 1 (n=" +
+                        std::to_string(n) + ", max=" + std::to_string(max) + ")");
+    }
+    return n;
+  }
 };
 
 }  // namespace spate_bench::savina

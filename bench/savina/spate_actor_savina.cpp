@@ -10,27 +10,17 @@
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
 #include "../runner/spate_config.hpp"
+#include "savina_support.hpp"
 #include "spate/actor.hpp"
 
 namespace spate_bench {
 namespace {
 
+using savina::timed_iteration;
 using spate::actor_ref;
 using spate::send;
 
 struct stop {};
-
-template <class Setup>
-double timed_iteration(spate::actor_system& system, Setup setup) {
-  std::promise<void> done;
-  auto start_fn = setup(&done);
-  const auto begin = now_ns();
-  start_fn();
-  done.get_future().wait();
-  const double elapsed = double(now_ns() - begin) / 1e9;
-  system.await_all_actors_done();
-  return elapsed;
-}
 
 // ---------------------------------------------------------------- pingpong
 struct ping_msg {};
@@ -75,11 +65,13 @@ json pingpong(const bench_params& p) {
   spate::actor_system system(spate_config(p));
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto ping = system.spawn<ping_actor>(n, done);
-      auto pong = system.spawn<pong_actor>(ping);
-      return [ping, pong] { send(ping, ping_start{pong}); };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto ping = system.spawn<ping_actor>(n, done);
+          auto pong = system.spawn<pong_actor>(ping);
+          return [ping, pong] { send(ping, ping_start{pong}); };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -170,11 +162,13 @@ json counting(const bench_params& p) {
   spate::actor_system system(spate_config(p));
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto counter = system.spawn<counter_actor>();
-      auto producer = system.spawn<counting_producer>(counter, n, done);
-      return [producer] { send(producer, go{}); };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto counter = system.spawn<counter_actor>();
+          auto producer = system.spawn<counting_producer>(counter, n, done);
+          return [producer] { send(producer, go{}); };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -207,17 +201,19 @@ json forkjoin(const bench_params& p) {
   const auto n = p.integer("n");
   return savina_iterations(p, [&] {
     std::atomic<std::int64_t> remaining{workers};
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      std::vector<actor_ref<fj_worker>> pool;
-      for (std::int64_t i = 0; i < workers; ++i) {
-        pool.push_back(system.spawn<fj_worker>(n, &remaining, done));
-      }
-      return [pool, n] {
-        for (std::int64_t i = 0; i < n; ++i) {
-          for (auto& w : pool) send(w, work{});
-        }
-      };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          std::vector<actor_ref<fj_worker>> pool;
+          for (std::int64_t i = 0; i < workers; ++i) {
+            pool.push_back(system.spawn<fj_worker>(n, &remaining, done));
+          }
+          return [pool, n] {
+            for (std::int64_t i = 0; i < n; ++i) {
+              for (auto& w : pool) send(w, work{});
+            }
+          };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 
@@ -363,17 +359,19 @@ json chameneos(const bench_params& p) {
   const auto meetings = p.integer("meetings");
   if (count < 2) throw usage_error("chameneos needs --chameneos >= 2");
   return savina_iterations(p, [&] {
-    return timed_iteration(system, [&](std::promise<void>* done) {
-      auto mall = system.spawn<mall_actor>(meetings, done);
-      std::vector<actor_ref<chameneo>> all;
-      for (std::int64_t i = 0; i < count; ++i) {
-        all.push_back(system.spawn<chameneo>(std::int32_t(i), color(i % 3)));
-      }
-      send(mall, mall_start{all});
-      return [all, mall] {
-        for (auto& c : all) send(c, mall);
-      };
-    });
+    return timed_iteration(
+        [&](std::promise<void>* done) {
+          auto mall = system.spawn<mall_actor>(meetings, done);
+          std::vector<actor_ref<chameneo>> all;
+          for (std::int64_t i = 0; i < count; ++i) {
+            all.push_back(system.spawn<chameneo>(std::int32_t(i), color(i % 3)));
+          }
+          send(mall, mall_start{all});
+          return [all, mall] {
+            for (auto& c : all) send(c, mall);
+          };
+        },
+        [&] { system.await_all_actors_done(); });
   });
 }
 

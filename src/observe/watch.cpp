@@ -100,6 +100,9 @@ metrics_registry::registration watch(metrics_registry& registry, reactor::enviro
                 static_cast<double>(program.tags_completed()));
     out.counter("spate_reactor_reactions_executed_total", "Reactions run", labels,
                 static_cast<double>(program.reactions_executed()));
+    out.counter("spate_reactor_sparse_tags_total",
+                "Tags that looked only at their triggered reactions", labels,
+                static_cast<double>(program.sparse_tags_completed()));
   });
 }
 

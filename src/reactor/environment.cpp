@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <fstream>
 
+#include "spate/exec/runtime.hpp"
 #include "spate/reactor/detail/assembler.hpp"
 #include "spate/reactor/detail/reaction_scheduler.hpp"
-#include "spate/exec/runtime.hpp"
 
 namespace spate::reactor {
 
@@ -36,8 +36,8 @@ void environment::assemble() {
   if (tops_.empty()) throw assembly_error("the environment has no reactors (make_top first)");
   std::vector<reactor*> tops;
   for (auto& t : tops_) tops.push_back(t.get());
-  reaction_scheduler_ = std::make_unique<detail::reaction_scheduler>(*runtime_, options_,
-                                                            detail::assembler::assemble(tops));
+  reaction_scheduler_ = std::make_unique<detail::reaction_scheduler>(
+      *runtime_, options_, detail::assembler::assemble(tops));
 }
 
 void environment::start() {
@@ -103,6 +103,10 @@ std::uint64_t environment::tags_completed() const noexcept {
 
 std::uint64_t environment::reactions_executed() const noexcept {
   return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->reactions_executed();
+}
+
+std::uint64_t environment::sparse_tags_completed() const noexcept {
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->sparse_tags_completed();
 }
 
 std::string environment::trace_json() const {

@@ -1,12 +1,14 @@
 #include "spate/reactor/detail/reaction_scheduler.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <iterator>
 #include <utility>
 
+#include "spate/exec/runtime.hpp"
 #include "spate/platform/stress_point.hpp"
 #include "spate/reactor/detail/assembler.hpp"
-#include "spate/exec/runtime.hpp"
 
 namespace spate::reactor::detail {
 
@@ -299,20 +301,58 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   }
   lock.unlock();
 
+  seed_count_ = cone_.size();
+  first_seed_ = cone_.front();
+  sparse_tag_ = prefers_sparse_tag();
+  if (sparse_tag_) {
+    visited_.clear();
+    running_level_ = nullptr;
+    for (reaction* r : cone_) add_to_level(r);  // the seeds, stamped above
+    cone_view_ = &visited_;
+    return start_next_level();
+  }
   const std::vector<reaction*>* ready = settle_cone();
   remaining_.store(cone_view_->size(), std::memory_order_relaxed);
-
   reaction* keep = nullptr;
-  if (options_.mode == scheduling_mode::precise) {
-    for (reaction* r : *ready) hand_out(r, keep);
-  } else {
-    for (auto& level : by_level_) level.clear();
-    for (reaction* r : *cone_view_) by_level_[r->level_].push_back(r);
-    // start_next_level finds the first level with a triggered reaction.
-    current_level_ = static_cast<std::size_t>(-1);
-    keep = start_next_level();
-  }
+  for (reaction* r : *ready) hand_out(r, keep);
   return keep;
+}
+
+bool reaction_scheduler::prefers_sparse_tag() const {
+  if (options_.mode == scheduling_mode::levels || options_.sparse == sparse_tags::always)
+    return true;
+  if (options_.sparse == sparse_tags::never) return false;
+  std::size_t cone = 0, ran = 0;
+  for (const reaction* seed : cone_) {
+    if (seed->index_ >= seed_stats_.size() || seed_stats_[seed->index_].cone == 0)
+      return false;  // not measured yet: a cone tag measures it
+    cone = std::max<std::size_t>(cone, seed_stats_[seed->index_].cone);
+    ran += seed_stats_[seed->index_].ran;
+  }
+  return cone >= sparse_min_cone && ran * sparse_ratio < cone;
+}
+
+void reaction_scheduler::learn_from_tag(std::uint64_t ran) {
+  // Only a tag with one seed tells what that seed alone costs.
+  if (seed_count_ != 1) return;
+  const std::size_t index = first_seed_->index_;
+  if (index >= seed_stats_.size()) seed_stats_.resize(program_.reactions.size());
+  seed_stats& stats = seed_stats_[index];
+  const auto clamp = [](std::size_t n) {
+    return static_cast<std::uint32_t>(std::min<std::size_t>(n, UINT32_MAX));
+  };
+  stats.ran = clamp(ran);
+  if (!sparse_tag_) stats.cone = clamp(cone_view_->size());
+}
+
+void reaction_scheduler::add_to_level(reaction* r) {
+  std::vector<reaction*>& bucket = by_level_[r->level_];
+  if (bucket.empty()) {
+    pending_levels_.push_back(r->level_);
+    std::push_heap(pending_levels_.begin(), pending_levels_.end(), std::greater<>{});
+  }
+  bucket.push_back(r);
+  visited_.push_back(r);
 }
 
 void reaction_scheduler::hand_out(reaction* r, reaction*& keep) {
@@ -342,8 +382,7 @@ void reaction_scheduler::run_from(reaction* first, std::size_t budget) {
     }
     ++ran;
     execute(r);
-    r = options_.mode == scheduling_mode::precise ? complete_precise(r, unsettled)
-                                                  : complete_level(r);
+    r = sparse_tag_ ? complete_level(r) : complete_precise(r, unsettled);
   }
 }
 
@@ -418,18 +457,29 @@ reaction* reaction_scheduler::complete_level(reaction* /*r*/) {
 }
 
 reaction* reaction_scheduler::start_next_level() {
-  for (++current_level_; current_level_ < by_level_.size(); ++current_level_) {
-    std::size_t triggered = 0;
-    for (reaction* r : by_level_[current_level_])
-      if (r->triggered_.load(std::memory_order_relaxed)) ++triggered;
-    if (triggered == 0) continue;
-    level_remaining_.store(triggered, std::memory_order_relaxed);
-    reaction* keep = nullptr;
-    for (reaction* r : by_level_[current_level_])
-      if (r->triggered_.load(std::memory_order_relaxed)) hand_out(r, keep);
-    return keep;
+  // The level that just finished: bucket the readers of the ports its reactions set (each
+  // once: cone_generation_ marks a reaction bucketed at this tag). All are triggered, and
+  // all are at higher levels than the reaction that set the port.
+  if (running_level_ != nullptr) {
+    for (reaction* r : *running_level_)
+      for (port_base* p : r->set_ports_)
+        for (reaction* reader : p->triggered_reactions())
+          if (reader->cone_generation_ != generation_) {
+            reader->cone_generation_ = generation_;
+            add_to_level(reader);
+          }
+    running_level_->clear();
+    running_level_ = nullptr;
   }
-  return end_tag();
+  if (pending_levels_.empty()) return end_tag();
+  std::pop_heap(pending_levels_.begin(), pending_levels_.end(), std::greater<>{});
+  running_level_ = &by_level_[pending_levels_.back()];
+  pending_levels_.pop_back();
+  // Every bucketed reaction was triggered: a seed by an event, the others by a port.
+  level_remaining_.store(running_level_->size(), std::memory_order_relaxed);
+  reaction* keep = nullptr;
+  for (reaction* r : *running_level_) hand_out(r, keep);
+  return keep;
 }
 
 reaction* reaction_scheduler::end_tag() {
@@ -454,10 +504,12 @@ reaction* reaction_scheduler::end_tag() {
     r->triggered_.store(false, std::memory_order_relaxed);
   }
   for (event_target* target : delivered_) target->clear();
+  learn_from_tag(ran);
   settle_failures();
   // One writer (the thread ending the tag); readers are metrics (environment::statistics).
   reactions_executed_.fetch_add(ran, std::memory_order_relaxed);
   tags_completed_.fetch_add(1, std::memory_order_relaxed);
+  if (sparse_tag_) sparse_tags_completed_.fetch_add(1, std::memory_order_relaxed);
   std::sort(staged_by_.begin(), staged_by_.end(),
             [](reaction* a, reaction* b) { return a->index_ < b->index_; });
 

@@ -257,6 +257,8 @@ TEST(watch, a_reactor_program_reports_tags_and_reactions) {
   EXPECT_EQ(t.count, 10);
   EXPECT_EQ(s.value("spate_reactor_reactions_executed_total", {{"program", "ticks"}}), 10);
   EXPECT_GE(*s.value("spate_reactor_tags_total"), 10);
+  // Ten reactions in a program of one: never worth a sparse tag in precise mode.
+  EXPECT_EQ(s.value("spate_reactor_sparse_tags_total", {{"program", "ticks"}}), 0);
 }
 
 TEST(progress_reporter, lines_give_share_rate_and_time_left) {

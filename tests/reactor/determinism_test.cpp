@@ -1,13 +1,14 @@
 // Determinism, checked (issue: every ported test gives byte-identical output on 1, 2, 4 and 8
-// workers in both scheduling modes, over many runs). Each registered LF program is run in
-// fast mode (logical behaviour without waiting for physical time) under every configuration
-// and its canonical value log compared with the first run's.
+// workers in both scheduling modes, over many runs), sparse tags forced or not. Each registered LF
+// program is run in fast mode (logical behaviour without waiting for physical time) under every
+// configuration and its canonical value log compared with the first run's.
 //
 // CI runs SPATE_DETERMINISM_RUNS rounds (default 2); for a large count:
 //   SPATE_DETERMINISM_RUNS=200 build/release/tests/test_reactor --gtest_filter='Determinism*'
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "lf_test_support.hpp"
 
@@ -29,10 +30,14 @@ TEST(Determinism, EveryPortedProgramGivesTheSameLogOnAnyWorkerCountAndMode) {
     for (int round = 0; round < program_rounds; ++round) {
       for (std::size_t workers : {1, 2, 4, 8}) {
         if (program.sleeps && workers != 8) continue;  // 1 worker: 800 ms a tag
-        for (scheduling_mode mode : {scheduling_mode::levels, scheduling_mode::precise}) {
+        // Levels mode (always sparse tags), precise mode as chosen, precise mode sparse.
+        for (const auto& [mode, sparse] :
+             {std::pair{scheduling_mode::levels, sparse_tags::automatic},
+              std::pair{scheduling_mode::precise, sparse_tags::automatic},
+              std::pair{scheduling_mode::precise, sparse_tags::always}}) {
           std::string log;
           try {
-            log = program.run(run_settings{workers, mode, true});
+            log = program.run(run_settings{workers, mode, true, sparse});
           } catch (const std::exception& e) {
             FAIL() << program.name << " on " << workers << " workers: " << e.what();
           }
@@ -40,9 +45,10 @@ TEST(Determinism, EveryPortedProgramGivesTheSameLogOnAnyWorkerCountAndMode) {
             reference = log;
             continue;
           }
-          ASSERT_EQ(log, reference) << program.name << " differs on " << workers << " workers in "
-                                    << (mode == scheduling_mode::levels ? "levels" : "precise")
-                                    << " mode (round " << round << ")";
+          ASSERT_EQ(log, reference)
+              << program.name << " differs on " << workers << " workers in "
+              << (mode == scheduling_mode::levels ? "levels" : "precise") << " mode, sparse "
+              << int(sparse) << " (round " << round << ")";
           ++compared;
         }
       }

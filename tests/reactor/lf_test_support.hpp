@@ -16,8 +16,8 @@
 #include <tuple>
 #include <vector>
 
-#include "spate/reactor.hpp"
 #include "spate/exec/runtime.hpp"
+#include "spate/reactor.hpp"
 
 namespace lf_test {
 
@@ -87,6 +87,7 @@ struct run_settings {
   std::size_t workers = 2;
   scheduling_mode mode = scheduling_mode::precise;
   bool force_fast = false;  // determinism runs: logical behaviour without waiting
+  sparse_tags sparse = sparse_tags::automatic;
 };
 
 // Runs a program's main reactor `Top` with the LF target properties `target`; returns the
@@ -98,6 +99,7 @@ std::string run_program(environment_options target, const run_settings& settings
   config.read_environment = false;
   spate::runtime rt{config};
   target.mode = settings.mode;
+  target.sparse = settings.sparse;
   if (settings.force_fast) target.fast = true;
   value_log log;
   current_log() = &log;
@@ -134,17 +136,17 @@ struct registrar {
 // LF_TEST(Name, Top, target): a gtest that runs the program as LF's test runner does, and
 // its registration for the determinism sweep. LF_TEST_PHYSICAL: the log depends on physical
 // time (asynchronous callbacks, deadlines), so it is run but not compared.
-#define LF_TEST_IMPL(Name, Top, target, deterministic, sleeps)                          \
-  static ::lf_test::registrar lf_registrar_##Name{                                        \
-      #Name, deterministic,                                                               \
+#define LF_TEST_IMPL(Name, Top, target, deterministic, sleeps)                                 \
+  static ::lf_test::registrar lf_registrar_##Name{                                             \
+      #Name, deterministic,                                                                    \
       [](const ::lf_test::run_settings& s) { return ::lf_test::run_program<Top>(target, s); }, \
-      sleeps};                                                                            \
-  TEST(LinguaFrancaCpp, Name) {                                                           \
-    try {                                                                                 \
-      ::lf_test::run_program<Top>(target, ::lf_test::run_settings{});                     \
-    } catch (const std::exception& e) {                                                   \
-      FAIL() << e.what();                                                                 \
-    }                                                                                     \
+      sleeps};                                                                                 \
+  TEST(LinguaFrancaCpp, Name) {                                                                \
+    try {                                                                                      \
+      ::lf_test::run_program<Top>(target, ::lf_test::run_settings{});                          \
+    } catch (const std::exception& e) {                                                        \
+      FAIL() << e.what();                                                                      \
+    }                                                                                          \
   }
 #define LF_TEST(Name, Top, target) LF_TEST_IMPL(Name, Top, target, true, false)
 #define LF_TEST_PHYSICAL(Name, Top, target) LF_TEST_IMPL(Name, Top, target, false, false)

@@ -12,7 +12,8 @@
 //                and would read 0)
 //   actors       spate_actor_messages_handled_total, spate_actor_mailbox_length {actor, id};
 //                spate_actor_dead_letters_total, spate_actors_live
-//   reactors     spate_reactor_tags_total, spate_reactor_reactions_executed_total {program}
+//   reactors     spate_reactor_tags_total, spate_reactor_reactions_executed_total,
+//                spate_reactor_sparse_tags_total {program}
 //   histogram    any latency_histogram the user records into, under its own name
 //   io source    spate_input_malformed_records_total {source}: records an io::input_errors
 //                counted and skipped

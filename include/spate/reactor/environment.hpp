@@ -30,9 +30,9 @@
 #include <utility>
 #include <vector>
 
+#include "spate/platform/export.hpp"
 #include "spate/reactor/reactor.hpp"
 #include "spate/reactor/tag.hpp"
-#include "spate/platform/export.hpp"
 
 namespace spate {
 class runtime;
@@ -54,10 +54,26 @@ enum class scheduling_mode {
   precise,
 };
 
+/// Which reactions a tag looks at (reaction_scheduler.hpp, "Sparse tags"). Results are the
+/// same either way; only the cost differs.
+enum class sparse_tags {
+  /// Precise mode looks only at the triggered reactions when the earlier tags with the same
+  /// triggers ran few of the reactions reachable from them (a large program of which one
+  /// trigger reaches everything but runs a path); levels mode always does.
+  automatic,
+  /// Precise mode always walks everything reachable from the tag's triggers (levels mode
+  /// still looks only at triggered reactions).
+  never,
+  /// Only the triggered reactions, level by level, in both modes.
+  always,
+};
+
 /// How a program runs (see the top of this file).
 struct environment_options {
   /// How reactions are scheduled.
   scheduling_mode mode = scheduling_mode::precise;
+  /// Which reactions a tag looks at.
+  sparse_tags sparse = sparse_tags::automatic;
   /// Do not wait for physical time: tags follow one another as fast as reactions run.
   bool fast = false;
   /// Shut down at start + timeout (the shutdown tag is (start + timeout, 0)).
@@ -118,7 +134,8 @@ class SPATE_API environment {
 
   /// Makes a top-level reactor R named `name` from `args`.
   template <class R, class... Args>
-  requires std::is_base_of_v<reactor, R> R& make_top(std::string name, Args&&... args) {
+    requires std::is_base_of_v<reactor, R>
+  R& make_top(std::string name, Args&&... args) {
     check_not_assembled("make_top");
     auto r =
         std::make_unique<R>(reactor::context{*this, std::move(name)}, std::forward<Args>(args)...);
@@ -165,6 +182,8 @@ class SPATE_API environment {
   std::uint64_t tags_completed() const noexcept;
   /// Reactions run so far.
   std::uint64_t reactions_executed() const noexcept;
+  /// Tags so far that looked only at their triggered reactions (environment_options::sparse).
+  std::uint64_t sparse_tags_completed() const noexcept;
   /// Chrome trace-event JSON of the run (open in Perfetto or chrome://tracing); empty
   /// traceEvents when options().trace is false.
   std::string trace_json() const;

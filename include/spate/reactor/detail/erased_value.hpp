@@ -15,9 +15,9 @@ namespace spate::reactor::detail {
 inline constexpr std::size_t inline_value_size = 16;
 
 template <class T>
-inline constexpr bool stored_in_place = std::is_trivially_copyable_v<T> &&
-                                        sizeof(T) <= inline_value_size &&
-                                        alignof(T) <= alignof(std::max_align_t);
+inline constexpr bool stored_in_place =
+    std::is_trivially_copyable_v<T> && sizeof(T) <= inline_value_size &&
+    alignof(T) <= alignof(std::max_align_t);
 
 class erased_value {
  public:
@@ -84,7 +84,8 @@ class erased_value {
 
  private:
   enum class kind : unsigned char { empty, no_value, in_place, shared };
-  alignas(std::max_align_t) unsigned char bytes_[inline_value_size];
+  // Zeroed: copying a shared or empty value copies these bytes too (GCC -O3 warns otherwise).
+  alignas(std::max_align_t) unsigned char bytes_[inline_value_size]{};
   std::shared_ptr<const void> shared_;
   kind kind_ = kind::empty;
 };

@@ -5,17 +5,38 @@
 //
 // At the start of a tag the *advancer* (the one thread allowed to move time, see below)
 // takes the tag's events from the queue and delivers them: actions, timers and delayed
-// inputs become present and mark the reactions they trigger. From those seed reactions it
-// computes the tag's *cone*: every reaction reachable from a seed in the dependency graph.
-// Only cone reactions can run at this tag, so nothing else is looked at.
+// inputs become present and mark the reactions they trigger. In a *cone tag* it computes
+// from those seed reactions the tag's *cone*: every reaction reachable from a seed in the
+// dependency graph. Only cone reactions can run at this tag, so nothing else is looked at.
+// (A *sparse tag*, below, looks only at the reactions actually triggered.)
 //
 // - precise mode: each cone reaction gets a counter of its predecessors in the cone. A
 //   reaction whose counter reaches zero is *ready*: it runs when triggered and is skipped
 //   when not (then nothing upstream set its triggers, and nothing will), and either way its
 //   completion decrements its successors. So a reaction starts as soon as the reactions it
 //   depends on at this tag are done, whatever their levels.
-// - levels mode (the paper's): the cone's reactions are bucketed by level; the triggered
-//   reactions of one level run in parallel, and the last to finish starts the next level.
+// - levels mode (the paper's): the triggered reactions of one level run in parallel, and the
+//   last to finish starts the next level with a triggered reaction (a sparse tag, below:
+//   levels mode computes no cone).
+//
+// # Sparse tags
+//
+// A cone can be far larger than what runs in it: when one trigger reaches a whole tree but
+// each tag runs one path through it (uct, facloc), walking the cone costs time in proportion
+// to the program. A *sparse* tag (reactor-cpp's scheduler) looks only at triggered
+// reactions: the seeds go into per-level buckets; the lowest non-empty level's reactions run
+// in parallel; the last of them to finish collects the reactions its level triggered (the
+// readers of the ports each of them set, `set_ports_`), buckets them by level (a reaction's
+// readers are at higher levels) and starts the next non-empty level. Its cost is in
+// proportion to the reactions triggered and the ports they set. Levels mode always runs
+// sparse tags. Precise mode runs one when the options ask for it, or (automatic) when the
+// last tags seeded by the same reactions ran fewer than one in sparse_ratio of the cone last
+// measured for them, and that cone had at least sparse_min_cone reactions; `seed_stats_`
+// keeps, per seed reaction, that cone size and that count. A tag with several seeds sums
+// the counts and takes the largest cone; a seed never measured makes the tag a cone tag,
+// which measures it. The sizes may be stale after mutations; that costs time, never
+// correctness: both kinds of tag respect every dependency, and the reactions of one level
+// never depend on each other.
 //
 // The thread that completes a ready reaction runs one newly ready reaction itself (a chain
 // of reactions stays on one worker, cache-hot) and hands the others to the pool as tasks.
@@ -45,7 +66,8 @@
 // reaction's writes (port values, triggered flags of readers) happen before its completion's
 // acq_rel decrement of each successor's counter, and a successor runs only after the
 // decrement that brought its counter to zero: every write it may read is visible. In levels
-// mode the acq_rel level counter plays that part.
+// mode the acq_rel level counter plays that part; in a sparse tag it also publishes the
+// level's `set_ports_` to the thread that collects them.
 //
 // # Files
 //
@@ -64,6 +86,9 @@
 #include <string>
 #include <vector>
 
+#include "spate/exec/task.hpp"
+#include "spate/exec/timer_service.hpp"
+#include "spate/platform/export.hpp"
 #include "spate/reactor/action.hpp"
 #include "spate/reactor/connection.hpp"
 #include "spate/reactor/detail/event_queue.hpp"
@@ -71,9 +96,6 @@
 #include "spate/reactor/mutation.hpp"
 #include "spate/reactor/reaction.hpp"
 #include "spate/reactor/trace.hpp"
-#include "spate/exec/task.hpp"
-#include "spate/exec/timer_service.hpp"
-#include "spate/platform/export.hpp"
 
 namespace spate {
 class runtime;
@@ -114,6 +136,9 @@ class SPATE_API reaction_scheduler {
   std::uint64_t reactions_executed() const noexcept {
     return reactions_executed_.load(std::memory_order_relaxed);
   }
+  std::uint64_t sparse_tags_completed() const noexcept {
+    return sparse_tags_completed_.load(std::memory_order_relaxed);
+  }
   bool is_finished() const;
 
   // The tag being run; for reactions (written before they start).
@@ -147,6 +172,9 @@ class SPATE_API reaction_scheduler {
   reaction* complete_precise(reaction* r, std::size_t& unsettled);
   reaction* complete_level(reaction* r);
   reaction* start_next_level();
+  bool prefers_sparse_tag() const;
+  void add_to_level(reaction* r);
+  void learn_from_tag(std::uint64_t ran);
   reaction* end_tag();
   void hand_out(reaction* r, reaction*& keep);
 
@@ -201,8 +229,8 @@ class SPATE_API reaction_scheduler {
   };
   std::optional<first_failure> first_failure_;
   std::size_t later_failures_ = 0;
-  std::string next_failure_;         // the second one's text, for the first one's message
-  bool failure_delivered_ = false;   // wait() has thrown it
+  std::string next_failure_;           // the second one's text, for the first one's message
+  bool failure_delivered_ = false;     // wait() has thrown it
   std::vector<failure> tag_failures_;  // this tag's, in any order (several workers may fail)
 
   // The running tag (advancer-owned).
@@ -234,10 +262,23 @@ class SPATE_API reaction_scheduler {
   std::atomic<std::size_t> remaining_{0};
   std::atomic<std::uint64_t> tags_completed_{0};
   std::atomic<std::uint64_t> reactions_executed_{0};
-  // levels mode
-  std::vector<std::vector<reaction*>> by_level_;
-  std::size_t current_level_ = 0;
+  std::atomic<std::uint64_t> sparse_tags_completed_{0};
+  // Sparse tags ("Sparse tags" above).
+  bool sparse_tag_ = false;
+  std::vector<std::vector<reaction*>> by_level_;     // triggered, not yet started
+  std::vector<std::size_t> pending_levels_;          // min-heap of the non-empty ones
+  std::vector<reaction*>* running_level_ = nullptr;  // its bucket, until collected
+  std::vector<reaction*> visited_;                   // every reaction bucketed at this tag
   std::atomic<std::size_t> level_remaining_{0};
+  struct seed_stats {
+    std::uint32_t cone = 0;  // the cone it seeded alone, at the last cone tag; 0: unknown
+    std::uint32_t ran = 0;   // reactions run at the last tag it seeded alone
+  };
+  static constexpr std::size_t sparse_min_cone = 64;
+  static constexpr std::size_t sparse_ratio = 4;
+  std::vector<seed_stats> seed_stats_;  // by reaction index
+  std::size_t seed_count_ = 0;          // this tag's
+  reaction* first_seed_ = nullptr;
 
   std::atomic<int> threads_inside_{0};
   // What a runtime timer holds: it outlives the reaction scheduler, which unhooks itself on
