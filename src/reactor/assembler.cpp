@@ -173,12 +173,14 @@ void assembler::wire(connection& c, program& prog) {
 void assembler::close_root(port_base* root) {
   root->triggered_.clear();
   root->delayed_.clear();
+  root->channel_readers_.clear();
   std::vector<port_base*> stack{root};
   std::set<reaction*> seen;
   while (!stack.empty()) {
     port_base* p = stack.back();
     stack.pop_back();
     p->root_ = root;
+    if (p->as_channel_.presence != nullptr) root->channel_readers_.push_back(p->as_channel_);
     for (reaction* x : p->readers_)
       if (std::find(x->trigger_ports_.begin(), x->trigger_ports_.end(), p) !=
               x->trigger_ports_.end() &&

@@ -138,7 +138,7 @@ void reaction::stage_logical(action_base& action, detail::erased_value value, du
 }
 
 void set_port_value(reaction& by, port_base& port, detail::erased_value value) {
-  port.deliver(std::move(value));
+  port.deliver_to_root(std::move(value));
   by.set_ports_.push_back(&port);
   for (reaction* r : port.triggered_) r->triggered_.store(true, std::memory_order_relaxed);
   for (detail::delayed_connection* c : port.delayed_)

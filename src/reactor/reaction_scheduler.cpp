@@ -150,6 +150,23 @@ void reaction_scheduler::schedule_physical(action_base& action, erased_value val
   if (phase_ != phase::not_started) wake_locked(at);
 }
 
+// A port also marks (and clears) the multiport channels that read it (port.hpp).
+void reaction_scheduler::deliver_target(event_target* target, erased_value value) {
+  if (target->kind() == event_target::target_kind::port) {
+    static_cast<port_base*>(target)->deliver_to_root(std::move(value));
+  } else {
+    target->deliver(std::move(value));
+  }
+}
+
+void reaction_scheduler::clear_target(event_target* target) noexcept {
+  if (target->kind() == event_target::target_kind::port) {
+    static_cast<port_base*>(target)->clear_root();
+  } else {
+    target->clear();
+  }
+}
+
 tag reaction_scheduler::physical_tag_locked(time_point when) {
   // Later than the running tag, and later than every physical event before it: events from
   // the physical clock are never simultaneous (two schedules in a row are two tags).
@@ -273,7 +290,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
     }
   };
   for (event& e : delivered_events_) {
-    e.target->deliver(std::move(e.value));
+    deliver_target(e.target, std::move(e.value));
     seed(e.target);
     if (e.target->kind() == event_target::target_kind::timer) {
       auto* periodic = static_cast<timer*>(e.target);
@@ -296,7 +313,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
     }
   delivered_events_.clear();
   if (cone_.empty()) {
-    for (event_target* target : delivered_) target->clear();
+    for (event_target* target : delivered_) clear_target(target);
     return nullptr;
   }
   lock.unlock();
@@ -488,7 +505,7 @@ reaction* reaction_scheduler::end_tag() {
   for (reaction* r : *cone_view_) {
     if (r->ran_) {
       ++ran;
-      for (port_base* p : r->set_ports_) p->clear();
+      for (port_base* p : r->set_ports_) p->clear_root();
       r->set_ports_.clear();
       r->ran_ = false;
       if (!r->staged_.empty()) staged_by_.push_back(r);
@@ -503,7 +520,7 @@ reaction* reaction_scheduler::end_tag() {
     }
     r->triggered_.store(false, std::memory_order_relaxed);
   }
-  for (event_target* target : delivered_) target->clear();
+  for (event_target* target : delivered_) clear_target(target);
   learn_from_tag(ran);
   settle_failures();
   // One writer (the thread ending the tag); readers are metrics (environment::statistics).

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "spate/exec/runtime.hpp"
 #include "spate/reactor/detail/assembler.hpp"
 #include "spate/reactor/detail/reaction_scheduler.hpp"
-#include "spate/exec/runtime.hpp"
 
 namespace spate::reactor::detail {
 

@@ -7,9 +7,12 @@
 // Reading is public (`get`, `is_present`); writing is not: a reaction sets a port only
 // through the writer its `effects(...)` declaration hands to its body, so setting a port that
 // was not declared as an effect does not compile.
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -24,7 +27,41 @@ namespace detail {
 class assembler;
 class reaction_scheduler;
 struct delayed_connection;
+
+/// Which channels of one multiport are present at the current tag (LF's sparse multiports):
+/// when a port becomes present, it appends the index of every multiport channel that reads
+/// it, so listing the present channels costs in proportion to their number, not the width.
+///
+/// Threads: mark() from the reactions that set the channels' ports, in parallel (each index
+/// is marked at most once a tag: only when its port goes from absent to present, and a port
+/// has one writer at a time); present() from a reaction that declared the multiport, which
+/// runs after every writer of it has completed (the reaction scheduler's dependency counters
+/// order those writes before it); reset() by the thread that ends the tag.
+class channel_presence {
+ public:
+  explicit channel_presence(std::size_t width) : slots_(width) {}
+  void mark(std::size_t channel) noexcept {
+    slots_[count_.fetch_add(1, std::memory_order_relaxed)] = channel;
+  }
+  void reset() noexcept { count_.store(0, std::memory_order_relaxed); }
+  std::span<const std::size_t> present() const noexcept {
+    return {slots_.data(), count_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  std::vector<std::size_t> slots_;
+  std::atomic<std::size_t> count_{0};
+};
+
+/// A multiport channel that reads a root port: where to mark it.
+struct channel_reader {
+  channel_presence* presence;
+  std::size_t channel;
+};
 }  // namespace detail
+
+template <class Port>
+class multiport;
 
 enum class port_direction { input, output };
 
@@ -54,6 +91,22 @@ class SPATE_API port_base : public element, public detail::event_target {
   friend class detail::reaction_scheduler;
   friend class reaction;
   friend void set_port_value(reaction&, port_base&, detail::erased_value);
+  template <class Port>
+  friend class multiport;
+  /// Delivers a value to this root port; marks the multiport channels reading it when it was
+  /// absent.
+  void deliver_to_root(detail::erased_value value) {
+    const bool was_present = present_;
+    deliver(std::move(value));
+    if (!was_present)
+      for (const detail::channel_reader& c : channel_readers_) c.presence->mark(c.channel);
+  }
+  /// Absent again at the end of the tag, and so are the channels reading it.
+  void clear_root() noexcept {
+    if (!present_) return;
+    clear();
+    for (const detail::channel_reader& c : channel_readers_) c.presence->reset();
+  }
   port_direction direction_;
   port_base* root_ = this;           ///< the port whose value this one reads (assembly)
   port_base* inward_ = nullptr;      ///< the upstream end of this port's connection, if any
@@ -63,6 +116,10 @@ class SPATE_API port_base : public element, public detail::event_target {
   std::vector<detail::delayed_connection*> delayed_leaving_;  ///< delayed connections from here
   std::vector<reaction*> readers_;  ///< reactions that declared it as trigger or source
   std::vector<reaction*> writers_;  ///< reactions that declared it as an effect
+  /// When it is a multiport's channel: that multiport's presence and this channel's index.
+  detail::channel_reader as_channel_{nullptr, 0};
+  /// When it is a root: the multiport channels whose root it is (assembly).
+  std::vector<detail::channel_reader> channel_readers_;
 };
 
 /// A port carrying values of type T.
@@ -143,9 +200,12 @@ class multiport {
   using value_type = typename Port::value_type;
 
   /// `width` ports named name[i].
-  multiport(reactor* container, std::string name, std::size_t width) : name_(std::move(name)) {
-    for (std::size_t i = 0; i < width; ++i)
+  multiport(reactor* container, std::string name, std::size_t width)
+      : name_(std::move(name)), presence_(width) {
+    for (std::size_t i = 0; i < width; ++i) {
       ports_.emplace_back(container, name_ + "[" + std::to_string(i) + "]");
+      ports_.back().as_channel_ = {&presence_, i};
+    }
   }
   multiport(const multiport&) = delete;
   multiport& operator=(const multiport&) = delete;
@@ -169,22 +229,27 @@ class multiport {
   /// After the last port.
   auto end() const { return ports_.end(); }
 
-  /// The channels present at this tag, in increasing order (LF's sparse iteration).
+  /// The channels present at this tag, in increasing order (LF's sparse iteration): costs
+  /// in proportion to their number k (k log k), not to the width. Same rule as is_present():
+  /// call it from a reaction that declared the multiport.
   std::vector<std::size_t> present_indices() const {
-    std::vector<std::size_t> present;
-    for (std::size_t i = 0; i < ports_.size(); ++i)
-      if (ports_[i].is_present()) present.push_back(i);
-    return present;
+    const std::span<const std::size_t> present = presence_.present();
+    std::vector<std::size_t> sorted(present.begin(), present.end());
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
+  }
+  /// The same channels in the order they became present (which depends on how the workers
+  /// ran their writers: not deterministic across runs); no copy, no sort. Valid until the
+  /// tag ends.
+  std::span<const std::size_t> present_indices_unsorted() const noexcept {
+    return presence_.present();
   }
   /// True when any of its ports has a value.
-  bool any_present() const {
-    for (const Port& p : ports_)
-      if (p.is_present()) return true;
-    return false;
-  }
+  bool any_present() const noexcept { return !presence_.present().empty(); }
 
  private:
   std::string name_;
+  detail::channel_presence presence_;
   std::deque<Port> ports_;  ///< deque: ports never move
 };
 

@@ -177,6 +177,8 @@ class SPATE_API reaction_scheduler {
   void learn_from_tag(std::uint64_t ran);
   reaction* end_tag();
   void hand_out(reaction* r, reaction*& keep);
+  static void deliver_target(event_target* target, erased_value value);
+  static void clear_target(event_target* target) noexcept;
 
   // Under mutex_.
   void place_locked(event_target* target, action_base* action, tag at, erased_value value);
