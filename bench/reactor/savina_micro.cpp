@@ -283,8 +283,11 @@ std::pair<int, int> color_invariant(const std::vector<ch_color>& colors) {
 json chameneos(const bench_params& p) {
   const auto count = p.integer("chameneos");
   const auto meetings = p.integer("meetings");
-  if (count < 2)
-    throw usage_error("chameneos needs --chameneos >= 2, not " + std::to_string(count));
+  // meetings < 0 would never reach 0 in the mall: it would pair the chameneos forever.
+  if (count < 2 || meetings < 0) {
+    throw usage_error("chameneos needs chameneos >= 2, meetings >= 0 (chameneos=" +
+                      std::to_string(count) + ", meetings=" + std::to_string(meetings) + ")");
+  }
   const ch_expected expected = replay_chameneos(std::size_t(count), meetings);
   std::vector<ch_color> initial;
   for (std::int64_t i = 0; i < count; ++i) initial.push_back(static_cast<ch_color>(i % 3));

@@ -349,17 +349,16 @@ struct apsp_case {
 };
 
 // ---- barber
-/// What a barber iteration ends with; each field is written by one actor only (named).
+/// What a barber iteration ends with; each field is written by one actor only (named), a
+/// customer's slots by that customer, so that the check compares independent counts.
 struct barber_result {
   std::vector<std::int64_t> haircuts;  ///< [customer id]: haircuts given (barber)
-  std::int64_t customers = 0;          ///< customers created (factory)
+  std::vector<std::int64_t> cut;       ///< [customer id]: haircuts it saw end (the customer)
+  std::vector<std::int64_t> returns;   ///< [customer id]: times it was turned away (the customer)
   std::int64_t returned = 0;           ///< Returned messages handled (factory)
-  std::int64_t served = 0;             ///< customers that reported their haircut (factory)
-  std::int64_t returns_reported = 0;   ///< the Full messages customers say they got (factory)
   std::int64_t entries = 0;            ///< Enter messages handled (room)
   std::int64_t turned_away = 0;        ///< Full messages sent (room)
   std::int64_t max_waiting = 0;        ///< the most customers waiting at once (room)
-  std::int64_t factory_units = 0;      ///< busy-wait units between arrivals (factory)
   std::int64_t barber_units = 0;       ///< busy-wait units cutting (barber)
 };
 struct barber_case {
@@ -376,48 +375,60 @@ struct barber_case {
           ", production_rate=" + std::to_string(production_rate) +
           ", haircut_rate=" + std::to_string(haircut_rate) + ")");
     }
-    expected_factory_units = barber_total_units(barber_factory_random(), haircuts, production_rate);
     expected_barber_units = barber_total_units(barber_barber_random(), haircuts, haircut_rate);
   }
   barber_result new_result() const {
     barber_result result;
     result.haircuts.resize(std::size_t(haircuts));
+    result.cut.resize(std::size_t(haircuts));
+    result.returns.resize(std::size_t(haircuts));
     return result;
   }
-  /// Every customer cut exactly once, and the factory's, the room's and the customers'
-  /// accounts of the returns agree. How many returns there are depends on the interleaving.
+  /// Every customer cut exactly once, by the barber's count and by its own; the room's
+  /// arrivals are every customer's first visit and every return the customers report, and the
+  /// room's, the factory's and the customers' counts of the returns agree. How many returns
+  /// there are depends on the interleaving.
   void check(const barber_result& r) const {
-    for (std::size_t i = 0; i < r.haircuts.size(); ++i) {
-      require(r.haircuts[i] == 1, "barber",
-              "customer " + std::to_string(i) + " had " + std::to_string(r.haircuts[i]) +
-                  " haircuts, expected 1");
+    const auto customers = std::size_t(haircuts);
+    require(r.haircuts.size() == customers && r.cut.size() == customers &&
+                r.returns.size() == customers,
+            "barber", "the result has no slot per customer");
+    std::int64_t cut = 0, returns = 0;
+    for (std::size_t i = 0; i < customers; ++i) {
+      require(r.haircuts[i] == 1 && r.cut[i] == 1, "barber",
+              "customer " + std::to_string(i) + " was cut " + std::to_string(r.haircuts[i]) +
+                  " times by the barber's count and " + std::to_string(r.cut[i]) +
+                  " by its own, expected 1");
+      cut += r.cut[i];
+      returns += r.returns[i];
     }
-    require(r.customers == haircuts && r.served == haircuts, "barber",
-            std::to_string(r.customers) + " customers created, " + std::to_string(r.served) +
-                " served, expected " + std::to_string(haircuts));
-    require(r.entries == r.customers + r.returned, "barber",
-            "the room saw " + std::to_string(r.entries) + " arrivals, the factory sent " +
-                std::to_string(r.customers + r.returned));
-    require(r.turned_away == r.returned && r.returns_reported == r.returned, "barber",
-            "the room turned " + std::to_string(r.turned_away) + " away, customers report " +
-                std::to_string(r.returns_reported) + " returns, the factory handled " +
-                std::to_string(r.returned));
+    require(cut == haircuts, "barber",
+            std::to_string(cut) + " customers were cut, expected " + std::to_string(haircuts));
+    require(r.entries == haircuts + returns, "barber",
+            "the room saw " + std::to_string(r.entries) + " arrivals, expected " +
+                std::to_string(haircuts) + " customers and the " + std::to_string(returns) +
+                " returns they report");
+    require(r.turned_away == returns && r.returned == returns, "barber",
+            "the room turned " + std::to_string(r.turned_away) + " away, the factory sent " +
+                std::to_string(r.returned) + " back, the customers report " +
+                std::to_string(returns) + " returns");
     require(r.max_waiting <= waiting_room, "barber",
             std::to_string(r.max_waiting) + " customers waited in a room of " +
                 std::to_string(waiting_room));
-    require(r.factory_units == expected_factory_units && r.barber_units == expected_barber_units,
-            "barber", "the busy waits differ from the generators' replay");
+    require(r.barber_units == expected_barber_units, "barber",
+            "the barber's busy waits differ from the generator's replay for " +
+                std::to_string(haircuts) + " haircuts");
   }
-  /// Savina's "customer attempts": every customer's first visit and every return.
-  static std::int64_t attempts(const barber_result& r) { return r.customers + r.returned; }
+  /// Savina's "customer attempts": every arrival at the room, first visits and returns.
+  static std::int64_t attempts(const barber_result& r) { return r.entries; }
   std::int64_t haircuts, waiting_room, production_rate, haircut_rate;
-  std::int64_t expected_factory_units = 0, expected_barber_units = 0;
+  std::int64_t expected_barber_units = 0;
 };
 
 // ---- cigsmok
+/// The rounds are counted on the smokers' side: the arbiter's own count is what ends the run.
 struct cigsmok_result {
-  std::int64_t rounds = 0;                  ///< StartedSmoking messages counted (arbiter)
-  std::vector<std::int64_t> smoked, units;  ///< [smoker]: rounds smoked, busy-wait units
+  std::vector<std::int64_t> smoked, units;  ///< [smoker], by that smoker: rounds smoked, units
 };
 struct cigsmok_case {
   explicit cigsmok_case(const bench_params& p)
@@ -443,8 +454,8 @@ struct cigsmok_case {
     return result;
   }
   void check(const cigsmok_result& r) const {
-    require(r.rounds == rounds, "cigsmok",
-            std::to_string(r.rounds) + " rounds, expected " + std::to_string(rounds));
+    require(r.smoked.size() == expected_smoked.size() && r.units.size() == expected_units.size(),
+            "cigsmok", "the result has no slot per smoker");
     std::int64_t total = 0;
     for (std::size_t i = 0; i < expected_smoked.size(); ++i) {
       total += r.smoked[i];
@@ -570,6 +581,22 @@ struct uct_case {
     require(traversed == nodes, "uct",
             std::to_string(traversed) + " of the " + std::to_string(nodes) +
                 " nodes were traversed exactly once");
+  }
+  /// `visits[id]`: how often node `id` (the root is 0) was traversed, each node counting its
+  /// own. The tree's nodes are ids 0 .. expected_nodes - 1 (the root's grants replayed): each
+  /// must have been traversed exactly once, and no other id at all.
+  template <class Count>
+  void check_traversal(const std::vector<Count>& visits) const {
+    require(visits.size() >= std::size_t(expected_nodes), "uct",
+            "no slot for each of the " + std::to_string(expected_nodes) + " nodes");
+    for (std::size_t id = 0; id < visits.size(); ++id) {
+      const int expected = id < std::size_t(expected_nodes) ? 1 : 0;
+      if (int(visits[id]) == expected) continue;  // the message only for the first wrong id
+      require(false, "uct",
+              "node " + std::to_string(id) + " was traversed " + std::to_string(int(visits[id])) +
+                  " times, expected " + std::to_string(expected) + " (the tree has " +
+                  std::to_string(expected_nodes) + " nodes)");
+    }
   }
   uct_params params{};
   std::int64_t expected_nodes = 0;

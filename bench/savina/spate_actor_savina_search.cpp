@@ -191,10 +191,11 @@ json astar(const bench_params& p) {
 // reports its subtree's node count up once all of it has been traversed, then ends; the root
 // ends the iteration when its children's counts are in.
 //
-// The root's decisions depend only on how many requests it has answered, so the tree's size
-// is deterministic and checked against their replay; the counts reported up check that every
-// node was traversed exactly once. The tree's shape and height depend on which requests reach
-// the root first and are not checked.
+// The root's decisions depend only on how many requests it has answered, so the tree's node
+// ids are deterministic: 0 (the root) to the replayed size - 1. Each node counts its own
+// traversals in its id's slot of the iteration's result (read after every actor ended), and
+// the check requires exactly those ids, each traversed once. The tree's shape and height
+// depend on which requests reach the root first and are not checked.
 struct uct_node;
 struct uct_root;
 struct uct_generate_tree {};
@@ -221,14 +222,15 @@ using uct_parent =
 struct uct_node : spate::typed_actor<uct_node, uct_try_generate_children, uct_generate_children,
                                      uct_update_grant, uct_traverse, uct_traversed> {
   uct_node(uct_parent parent, actor_ref<uct_root> root, std::int32_t height, std::int32_t id,
-           std::int32_t comp_size, bool urgent, std::int32_t binomial)
+           std::int32_t comp_size, bool urgent, std::int32_t binomial, std::uint8_t* visits)
       : parent(std::move(parent)),
         root(std::move(root)),
         height(height),
         id(id),
         comp_size(comp_size),
         urgent(urgent),
-        binomial(binomial) {}
+        binomial(binomial),
+        visits(visits) {}
   void on(uct_try_generate_children&);
   void on(uct_generate_children& g) {
     send(parent, uct_update_grant{id % binomial});
@@ -237,12 +239,13 @@ struct uct_node : spate::typed_actor<uct_node, uct_try_generate_children, uct_ge
     for (std::int32_t i = 0; i < binomial; ++i) {
       children.push_back(system().spawn<uct_node>(self, root, height + 1, g.grant.first_id + i,
                                                   g.grant.comp_size, i == g.grant.urgent_child,
-                                                  binomial));
+                                                  binomial, visits));
     }
     for (auto& child : children) send(child, uct_try_generate_children{});
   }
   void on(uct_update_grant&) { ++granted_children; }  // Savina records it; nothing reads it
   void on(uct_traverse&) {
+    ++visits[std::size_t(id)];  // this node's slot only: ids < max_nodes (uct_root_rules)
     work = busy_wait(comp_size, work + std::uint64_t(comp_size));  // Savina's loop(comp, ...)
     if (children.empty()) {
       report();
@@ -269,6 +272,7 @@ struct uct_node : spate::typed_actor<uct_node, uct_try_generate_children, uct_ge
   std::int32_t height, id, comp_size;
   bool urgent;
   std::int32_t binomial, granted_children = 0;
+  std::uint8_t* visits;  ///< [node id]: traversals, the iteration's result
   std::vector<actor_ref<uct_node>> children;
   std::size_t reported = 0;
   std::int64_t subtree = 0;
@@ -278,6 +282,7 @@ struct uct_node : spate::typed_actor<uct_node, uct_try_generate_children, uct_ge
 struct uct_result {
   std::int64_t nodes = 0, traversed = 0, height = 0;
   std::uint64_t work = 0;
+  std::vector<std::uint8_t> visits;  ///< [node id]: traversals, each node writing its own slot
 };
 
 struct uct_root : spate::typed_actor<uct_root, uct_generate_tree, uct_should_generate_children,
@@ -289,8 +294,8 @@ struct uct_root : spate::typed_actor<uct_root, uct_generate_tree, uct_should_gen
     const std::int32_t comp = rules.start();
     const uct_parent self = typed_self();
     for (std::int32_t i = 0; i < binomial; ++i) {
-      children.push_back(
-          system().spawn<uct_node>(self, typed_self(), height, 1 + i, comp, false, binomial));
+      children.push_back(system().spawn<uct_node>(self, typed_self(), height, 1 + i, comp, false,
+                                                  binomial, result->visits.data()));
     }
     for (auto& child : children) send(child, uct_try_generate_children{});
   }
@@ -305,6 +310,7 @@ struct uct_root : spate::typed_actor<uct_root, uct_generate_tree, uct_should_gen
     }
     // Every node granted so far exists and has asked: no node will be added.
     if (requests == rules.size() - 1) {
+      ++result->visits[0];  // the root's slot: it is traversed first
       for (auto& child : children) send(child, uct_traverse{});
     }
   }
@@ -313,7 +319,10 @@ struct uct_root : spate::typed_actor<uct_root, uct_generate_tree, uct_should_gen
     traversed += t.nodes;
     work ^= t.work;
     if (++reported < children.size()) return;
-    *result = {rules.size(), traversed + 1, height, work};
+    result->nodes = rules.size();
+    result->traversed = traversed + 1;
+    result->height = height;
+    result->work = work;
     children.clear();
     done->set_value();
     quit();
@@ -340,17 +349,18 @@ json uct(const bench_params& p) {
   uct_result last;
   auto m = savina_iterations(p, [&] {
     uct_result r;
+    r.visits.assign(std::size_t(c.params.max_nodes), 0);  // untimed; every id is below it
     const double seconds = timed_iteration(
         [&](std::promise<void>* done) {
           auto root = system.spawn<uct_root>(c.params, &r, done);
           return [root] { send(root, uct_generate_tree{}); };
         },
         [&] { system.await_all_actors_done(); });
-    c.check(r.nodes, r.traversed);
-    last = r;
+    c.check_traversal(r.visits);
+    last = std::move(r);
     return seconds;
   });
-  m["nodes"] = last.nodes;    // checked: the same in every run
+  m["nodes"] = last.nodes;    // the same in every run: the ids traversed are checked
   m["height"] = last.height;  // depends on the interleaving
   return m;
 }

@@ -57,10 +57,7 @@ struct bb_returned {  // customer -> factory: turned away, send me again
   actor_ref<bb_customer> customer;
   std::int64_t id;
 };
-// customer -> factory, with how often this customer was turned away
-struct bb_served {
-  std::int64_t returns;
-};
+struct bb_served {};  // customer -> factory
 
 struct bb_barber : spate::typed_actor<bb_barber, bb_cut, bb_sleep, bb_exit> {
   bb_barber(std::int64_t rate, barber_result* result) : rate(rate), result(result) {}
@@ -125,15 +122,18 @@ struct bb_room : spate::typed_actor<bb_room, bb_enter, bb_next, bb_exit> {
   barber_result* result;
 };
 
+// A customer records in its own slots of the result that it was cut and how often it was
+// turned away: counts the check holds against the barber's, the room's and the factory's.
 struct bb_customer : spate::typed_actor<bb_customer, bb_full, bb_wait, bb_start, bb_done> {
-  bb_customer(std::int64_t id, actor_ref<bb_factory> factory)
-      : id(id), factory(std::move(factory)) {}
+  bb_customer(std::int64_t id, actor_ref<bb_factory> factory, barber_result* result)
+      : id(id), factory(std::move(factory)), result(result) {}
   void on(bb_full&);
   void on(bb_wait&) {}
   void on(bb_start&) {}
   void on(bb_done&);
   std::int64_t id, returns = 0;
   actor_ref<bb_factory> factory;
+  barber_result* result;
 };
 
 struct bb_factory : spate::typed_actor<bb_factory, go, bb_returned, bb_served> {
@@ -148,31 +148,25 @@ struct bb_factory : spate::typed_actor<bb_factory, go, bb_returned, bb_served> {
     random64 random = barber_factory_random();
     const auto self = typed_self();
     for (std::int64_t id = 0; id < haircuts; ++id) {
-      send(room, bb_enter{system().spawn<bb_customer>(id, self), id});
+      send(room, bb_enter{system().spawn<bb_customer>(id, self, result), id});
       const std::int64_t units = barber_busy_units(random, rate);
       sink ^= busy_wait(units, std::uint64_t(units));
-      busy_units += units;
     }
   }
   void on(bb_returned& r) {
     ++returned;
     send(room, bb_enter{std::move(r.customer), r.id});
   }
-  void on(bb_served& s) {
-    returns_reported += s.returns;
+  void on(bb_served&) {
     if (++served < haircuts) return;
-    result->customers = haircuts;
     result->returned = returned;
-    result->served = served;
-    result->returns_reported = returns_reported;
-    result->factory_units = busy_units;
     send(room, bb_exit{});
     room = nullptr;
     done->set_value();
     quit();
   }
   std::int64_t haircuts, rate;
-  std::int64_t returned = 0, served = 0, returns_reported = 0, busy_units = 0;
+  std::int64_t returned = 0, served = 0;
   std::uint64_t sink = 0;
   actor_ref<bb_room> room;
   barber_result* result;
@@ -184,7 +178,9 @@ void bb_customer::on(bb_full&) {
   send(factory, bb_returned{typed_self(), id});
 }
 void bb_customer::on(bb_done&) {
-  send(factory, bb_served{returns});
+  ++result->cut[std::size_t(id)];
+  result->returns[std::size_t(id)] = returns;
+  send(factory, bb_served{});
   factory = nullptr;
   quit();
 }
@@ -214,7 +210,8 @@ json barber(const bench_params& p) {
 // ---------------------------------------------------------------- cigsmok
 // The arbiter wakes a random smoker each round; the smoker tells the arbiter it started,
 // which begins the next round while it smokes (a busy wait). After `rounds` rounds the
-// arbiter stops the smokers, each of which reports what it smoked.
+// arbiter stops the smokers, each of which reports what it smoked in its own slot of the
+// result: the rounds are counted there, not by the arbiter, whose count ends the run.
 struct cs_smoker;
 struct cs_start_smoking {
   std::int64_t units;
@@ -223,8 +220,8 @@ struct cs_started {};
 struct cs_exit {};
 
 struct cs_arbiter : spate::typed_actor<cs_arbiter, std::vector<actor_ref<cs_smoker>>, cs_started> {
-  cs_arbiter(const cigsmok_case& c, cigsmok_result* result, std::promise<void>* done)
-      : rounds(c.rounds), random(cigsmok_random(c.rounds, c.smokers)), result(result), done(done) {}
+  cs_arbiter(const cigsmok_case& c, std::promise<void>* done)
+      : rounds(c.rounds), random(cigsmok_random(c.rounds, c.smokers)), done(done) {}
   void on(std::vector<actor_ref<cs_smoker>>& s) {
     smokers = std::move(s);
     notify_random_smoker();
@@ -234,7 +231,6 @@ struct cs_arbiter : spate::typed_actor<cs_arbiter, std::vector<actor_ref<cs_smok
   std::int64_t rounds, rounds_so_far = 0;
   random64 random;
   std::vector<actor_ref<cs_smoker>> smokers;
-  cigsmok_result* result;
   std::promise<void>* done;
 };
 
@@ -270,7 +266,6 @@ void cs_arbiter::on(cs_started&) {
     notify_random_smoker();
     return;
   }
-  result->rounds = rounds_so_far;
   for (auto& s : smokers) send(s, cs_exit{});
   smokers.clear();
   done->set_value();
@@ -284,7 +279,7 @@ json cigsmok(const bench_params& p) {
     cigsmok_result result = c.new_result();
     const double seconds = timed_iteration(
         [&](std::promise<void>* done) {
-          auto arbiter = system.spawn<cs_arbiter>(c, &result, done);
+          auto arbiter = system.spawn<cs_arbiter>(c, done);
           std::vector<actor_ref<cs_smoker>> smokers;
           for (std::int64_t i = 0; i < c.smokers; ++i) {
             smokers.push_back(system.spawn<cs_smoker>(std::int32_t(i), arbiter, &result));

@@ -23,6 +23,7 @@ const std::vector<reaction*>* reaction_scheduler::settle_cone() {
       cache.graph_generation = graph_generation_;
       compute_cone();
       cache.members = cone_;
+      cache.edges = cone_edges_;
       for (reaction* r : cone_)
         cache.pending.push_back(r->pending_.load(std::memory_order_relaxed));
       for (reaction* r : cone_)
@@ -35,6 +36,7 @@ const std::vector<reaction*>* reaction_scheduler::settle_cone() {
       }
     }
     cone_view_ = &cache.members;
+    cone_edges_ = cache.edges;
     ready = &cache.ready;
   } else {
     compute_cone();
@@ -50,12 +52,15 @@ const std::vector<reaction*>* reaction_scheduler::settle_cone() {
 }
 
 void reaction_scheduler::compute_cone() {
-  for (std::size_t i = 0; i < cone_.size(); ++i)
+  cone_edges_ = 0;
+  for (std::size_t i = 0; i < cone_.size(); ++i) {
+    cone_edges_ += cone_[i]->successors_.size();
     for (reaction* s : cone_[i]->successors_)
       if (s->cone_generation_ != generation_) {
         s->cone_generation_ = generation_;
         cone_.push_back(s);
       }
+  }
   for (reaction* r : cone_) {
     std::uint32_t pending = 0;
     for (reaction* p : r->predecessors_)

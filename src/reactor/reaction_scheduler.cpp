@@ -318,12 +318,15 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   }
   lock.unlock();
 
-  seed_count_ = cone_.size();
   first_seed_ = cone_.front();
   sparse_tag_ = prefers_sparse_tag();
   if (sparse_tag_) {
     visited_.clear();
     running_level_ = nullptr;
+    // Empty after every tag that ended; cleared anyway, so that a tag cut short by an
+    // exception cannot leave reactions to run at this one.
+    for (std::size_t level : pending_levels_) by_level_[level].clear();
+    pending_levels_.clear();
     for (reaction* r : cone_) add_to_level(r);  // the seeds, stamped above
     cone_view_ = &visited_;
     return start_next_level();
@@ -339,27 +342,22 @@ bool reaction_scheduler::prefers_sparse_tag() const {
   if (options_.mode == scheduling_mode::levels || options_.sparse == sparse_tags::always)
     return true;
   if (options_.sparse == sparse_tags::never) return false;
-  std::size_t cone = 0, ran = 0;
-  for (const reaction* seed : cone_) {
-    if (seed->index_ >= seed_stats_.size() || seed_stats_[seed->index_].cone == 0)
-      return false;  // not measured yet: a cone tag measures it
-    cone = std::max<std::size_t>(cone, seed_stats_[seed->index_].cone);
-    ran += seed_stats_[seed->index_].ran;
-  }
-  return cone >= sparse_min_cone && ran * sparse_ratio < cone;
+  const std::size_t key = cone_.front()->index_;
+  if (key >= seed_stats_.size() || seed_stats_[key].cone_work == 0)
+    return false;  // not measured yet: a cone tag measures it
+  const seed_stats& stats = seed_stats_[key];
+  return stats.cone_work >= sparse_min_work && stats.sparse_work * sparse_ratio < stats.cone_work;
 }
 
-void reaction_scheduler::learn_from_tag(std::uint64_t ran) {
-  // Only a tag with one seed tells what that seed alone costs.
-  if (seed_count_ != 1) return;
-  const std::size_t index = first_seed_->index_;
-  if (index >= seed_stats_.size()) seed_stats_.resize(program_.reactions.size());
-  seed_stats& stats = seed_stats_[index];
-  const auto clamp = [](std::size_t n) {
-    return static_cast<std::uint32_t>(std::min<std::size_t>(n, UINT32_MAX));
+void reaction_scheduler::learn_from_tag(std::uint64_t ran, std::uint64_t readers) {
+  const std::size_t key = first_seed_->index_;
+  if (key >= seed_stats_.size()) seed_stats_.resize(program_.reactions.size());
+  seed_stats& stats = seed_stats_[key];
+  const auto clamp = [](std::uint64_t n) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
   };
-  stats.ran = clamp(ran);
-  if (!sparse_tag_) stats.cone = clamp(cone_view_->size());
+  stats.sparse_work = clamp(ran + readers);
+  if (!sparse_tag_) stats.cone_work = clamp(cone_view_->size() + cone_edges_);
 }
 
 void reaction_scheduler::add_to_level(reaction* r) {
@@ -501,11 +499,14 @@ reaction* reaction_scheduler::start_next_level() {
 
 reaction* reaction_scheduler::end_tag() {
   staged_by_.clear();
-  std::uint64_t ran = 0;
+  std::uint64_t ran = 0, readers = 0;  // reactions run; readers of the ports they set
   for (reaction* r : *cone_view_) {
     if (r->ran_) {
       ++ran;
-      for (port_base* p : r->set_ports_) p->clear_root();
+      for (port_base* p : r->set_ports_) {
+        readers += p->triggered_reactions().size();
+        p->clear_root();
+      }
       r->set_ports_.clear();
       r->ran_ = false;
       if (!r->staged_.empty()) staged_by_.push_back(r);
@@ -521,7 +522,7 @@ reaction* reaction_scheduler::end_tag() {
     r->triggered_.store(false, std::memory_order_relaxed);
   }
   for (event_target* target : delivered_) clear_target(target);
-  learn_from_tag(ran);
+  learn_from_tag(ran, readers);
   settle_failures();
   // One writer (the thread ending the tag); readers are metrics (environment::statistics).
   reactions_executed_.fetch_add(ran, std::memory_order_relaxed);

@@ -30,9 +30,11 @@ TEST(Determinism, EveryPortedProgramGivesTheSameLogOnAnyWorkerCountAndMode) {
     for (int round = 0; round < program_rounds; ++round) {
       for (std::size_t workers : {1, 2, 4, 8}) {
         if (program.sleeps && workers != 8) continue;  // 1 worker: 800 ms a tag
-        // Levels mode (always sparse tags), precise mode as chosen, precise mode sparse.
+        // Levels mode (always sparse tags); precise mode with cone tags only, as it chooses,
+        // and with sparse tags only.
         for (const auto& [mode, sparse] :
              {std::pair{scheduling_mode::levels, sparse_tags::automatic},
+              std::pair{scheduling_mode::precise, sparse_tags::never},
               std::pair{scheduling_mode::precise, sparse_tags::automatic},
               std::pair{scheduling_mode::precise, sparse_tags::always}}) {
           std::string log;

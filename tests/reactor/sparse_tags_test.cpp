@@ -5,6 +5,7 @@
 // same trigger starts running most of it.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -140,6 +141,55 @@ TEST(SparseTags, SameValuesAtEveryTagOnAnyWorkerCountModeAndPolicy) {
       for (sparse_tags sparse : {sparse_tags::automatic, sparse_tags::never, sparse_tags::always})
         EXPECT_EQ(run_fan(workers, mode, sparse, width, 60, every).log, reference)
             << workers << " workers, mode " << int(mode) << ", sparse " << int(sparse);
+}
+
+// Two seeds of one tag at different levels: `early` (level 0) starts a chain that sets `p`
+// at level 2; `late` is triggered by the same action but reads `p` as a source, so it is at
+// level 3 and must run after the chain although it was bucketed first. A sparse tag that
+// ran pending levels in the order they were bucketed instead of by level would read `p`
+// absent.
+struct relay : reactor {
+  input<std::int64_t> in{this, "in"};
+  output<std::int64_t> out{this, "out"};
+  explicit relay(context ctx) : reactor(ctx) {
+    reaction("relay").triggers(in).effects(out).body(
+        [this](port_writer<std::int64_t>& o) { o.set(in.get() + 1); });
+  }
+};
+
+struct two_seeds : reactor {
+  timer tick{this, "tick", duration::zero(), std::chrono::milliseconds(1)};
+  output<std::int64_t> start_chain{this, "start_chain"};
+  relay first{{this, "first"}}, second{{this, "second"}};
+  std::vector<std::int64_t> seen;  // what `late` read per tag (-1: absent)
+  std::int64_t ticks = 0;
+  explicit two_seeds(context ctx) : reactor(ctx) {
+    connect(first.out, second.in);
+    reaction("early").triggers(tick).effects(first.in).body(
+        [this](port_writer<std::int64_t>& o) { o.set(100 * ++ticks); });
+    reaction("late").triggers(tick).sources(second.out).body([this] {
+      seen.push_back(second.out.is_present() ? second.out.get() : -1);
+    });
+  }
+};
+
+TEST(SparseTags, ASeedAtAHigherLevelWaitsForTheLevelsBelowIt) {
+  for (scheduling_mode mode : {scheduling_mode::precise, scheduling_mode::levels}) {
+    for (sparse_tags sparse : {sparse_tags::always, sparse_tags::never}) {
+      spate::runtime_config config;
+      config.scheduler.threads = 2;
+      config.read_environment = false;
+      spate::runtime rt{config};
+      environment env{
+          rt,
+          {.mode = mode, .sparse = sparse, .fast = true, .timeout = std::chrono::milliseconds(9)}};
+      auto& p = env.make_top<two_seeds>("main");
+      env.run();
+      std::vector<std::int64_t> expected;
+      for (std::int64_t i = 1; i <= 10; ++i) expected.push_back(100 * i + 2);
+      EXPECT_EQ(p.seen, expected) << "mode " << int(mode) << ", sparse " << int(sparse);
+    }
+  }
 }
 
 }  // namespace

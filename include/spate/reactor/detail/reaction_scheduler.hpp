@@ -28,15 +28,20 @@
 // in parallel; the last of them to finish collects the reactions its level triggered (the
 // readers of the ports each of them set, `set_ports_`), buckets them by level (a reaction's
 // readers are at higher levels) and starts the next non-empty level. Its cost is in
-// proportion to the reactions triggered and the ports they set. Levels mode always runs
-// sparse tags. Precise mode runs one when the options ask for it, or (automatic) when the
-// last tags seeded by the same reactions ran fewer than one in sparse_ratio of the cone last
-// measured for them, and that cone had at least sparse_min_cone reactions; `seed_stats_`
-// keeps, per seed reaction, that cone size and that count. A tag with several seeds sums
-// the counts and takes the largest cone; a seed never measured makes the tag a cone tag,
-// which measures it. The sizes may be stale after mutations; that costs time, never
-// correctness: both kinds of tag respect every dependency, and the reactions of one level
-// never depend on each other.
+// proportion to the reactions triggered and the readers of the ports they set.
+//
+// Levels mode always runs sparse tags. Precise mode runs one when the options ask for it,
+// or (automatic) from what the last tags with the same first seed cost: a cone tag walks the
+// cone's reactions and their edges (the *cone work*), a sparse tag the reactions run and the
+// readers of the ports they set (the *sparse work*, also counted at a cone tag). A tag is
+// sparse when the last sparse work is under 1/sparse_ratio of the last cone work, and that
+// is at least sparse_min_work; `seed_stats_` keeps both, keyed by the first seed (a tag's
+// other seeds usually come with it). A first seed never measured makes the tag a cone tag,
+// which measures it; the cone work may be stale after mutations. That costs time, never a
+// different result: both kinds of tag respect every dependency, and the reactions of one
+// level never depend on each other. (A sparse tag gives up precise mode's overlap across
+// levels; a reaction may start later in physical time, so a deadline is the one thing that
+// can come out differently, as it can on a busier machine.)
 //
 // The thread that completes a ready reaction runs one newly ready reaction itself (a chain
 // of reactions stays on one worker, cache-hot) and hands the others to the pool as tasks.
@@ -174,7 +179,7 @@ class SPATE_API reaction_scheduler {
   reaction* start_next_level();
   bool prefers_sparse_tag() const;
   void add_to_level(reaction* r);
-  void learn_from_tag(std::uint64_t ran);
+  void learn_from_tag(std::uint64_t ran, std::uint64_t readers);
   reaction* end_tag();
   void hand_out(reaction* r, reaction*& keep);
   static void deliver_target(event_target* target, erased_value value);
@@ -249,6 +254,7 @@ class SPATE_API reaction_scheduler {
     std::vector<reaction*> members;
     std::vector<std::uint32_t> pending;
     std::vector<reaction*> ready;
+    std::size_t edges = 0;
   };
   static constexpr std::size_t max_cached_cone = 4096;
   std::vector<cone_cache> solo_cones_;
@@ -273,13 +279,13 @@ class SPATE_API reaction_scheduler {
   std::vector<reaction*> visited_;                   // every reaction bucketed at this tag
   std::atomic<std::size_t> level_remaining_{0};
   struct seed_stats {
-    std::uint32_t cone = 0;  // the cone it seeded alone, at the last cone tag; 0: unknown
-    std::uint32_t ran = 0;   // reactions run at the last tag it seeded alone
+    std::uint32_t cone_work = 0;    // cone reactions + their edges, last cone tag; 0: unknown
+    std::uint32_t sparse_work = 0;  // reactions run + readers of the ports they set, last tag
   };
-  static constexpr std::size_t sparse_min_cone = 64;
-  static constexpr std::size_t sparse_ratio = 4;
-  std::vector<seed_stats> seed_stats_;  // by reaction index
-  std::size_t seed_count_ = 0;          // this tag's
+  static constexpr std::size_t sparse_min_work = 64;
+  static constexpr std::size_t sparse_ratio = 2;
+  std::vector<seed_stats> seed_stats_;  // by the index of a tag's first seed
+  std::size_t cone_edges_ = 0;          // this cone tag's: its reactions' successor edges
   reaction* first_seed_ = nullptr;
 
   std::atomic<int> threads_inside_{0};
