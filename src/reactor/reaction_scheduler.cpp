@@ -42,6 +42,10 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
   for (reaction* r : program_.reactions)
     if (r != nullptr) r->reaction_scheduler_ = this;
   by_level_.resize(program_.level_count);
+  // One worker: the whole level in one task. Several: a few chunks per worker, so that
+  // uneven reactions still spread (each chunk can be stolen).
+  const std::size_t workers = rt.pool().size();
+  level_chunks_ = workers <= 1 ? 1 : 4 * workers;
   if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
 }
 
@@ -466,7 +470,8 @@ reaction* reaction_scheduler::complete_precise(reaction* r, std::size_t& unsettl
   return end_tag();  // the tag's last reaction: this thread advances
 }
 
-reaction* reaction_scheduler::complete_level(reaction* /*r*/) {
+reaction* reaction_scheduler::complete_level(reaction* r) {
+  if (r->chunk_next_ != nullptr) return r->chunk_next_;  // the rest of its chunk, here
   if (level_remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return nullptr;
   return start_next_level();
 }
@@ -490,10 +495,21 @@ reaction* reaction_scheduler::start_next_level() {
   std::pop_heap(pending_levels_.begin(), pending_levels_.end(), std::greater<>{});
   running_level_ = &by_level_[pending_levels_.back()];
   pending_levels_.pop_back();
-  // Every bucketed reaction was triggered: a seed by an event, the others by a port.
-  level_remaining_.store(running_level_->size(), std::memory_order_relaxed);
+  // Every bucketed reaction was triggered: a seed by an event, the others by a port. The
+  // level goes out in at most level_chunks_ chunks of consecutive reactions, each run by one
+  // thread in order (a reaction's chunk_next_), so that a level of many small reactions
+  // costs a few tasks, not one each; a chunk's last reaction counts the chunk done.
+  const std::vector<reaction*>& level = *running_level_;
+  const std::size_t n = level.size();
+  const std::size_t chunks = std::min(n, level_chunks_);
+  level_remaining_.store(chunks, std::memory_order_relaxed);
   reaction* keep = nullptr;
-  for (reaction* r : *running_level_) hand_out(r, keep);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = c * n / chunks, end = (c + 1) * n / chunks;
+    for (std::size_t i = begin; i < end; ++i)
+      level[i]->chunk_next_ = i + 1 < end ? level[i + 1] : nullptr;
+    hand_out(level[begin], keep);  // after its chunk's links: it may run at once elsewhere
+  }
   return keep;
 }
 

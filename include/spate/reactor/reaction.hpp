@@ -109,6 +109,7 @@ class SPATE_API reaction : public element, private task {
   std::uint64_t cone_generation_ = 0;
   std::atomic<std::uint32_t> pending_{0};
   std::atomic<bool> triggered_{false};
+  reaction* chunk_next_ = nullptr;  ///< sparse tags: the next reaction of its level's chunk
   bool ran_ = false;
   bool failed_ = false;  ///< threw at this tag: its mutation is dropped
   std::vector<port_base*> set_ports_;

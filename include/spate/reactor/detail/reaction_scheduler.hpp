@@ -28,7 +28,11 @@
 // in parallel; the last of them to finish collects the reactions its level triggered (the
 // readers of the ports each of them set, `set_ports_`), buckets them by level (a reaction's
 // readers are at higher levels) and starts the next non-empty level. Its cost is in
-// proportion to the reactions triggered and the readers of the ports they set.
+// proportion to the reactions triggered and the readers of the ports they set. A level goes
+// out in at most `level_chunks_` chunks of consecutive reactions (4 per worker; 1 on one
+// worker), each run in order by one thread, so that a level of many small reactions costs a
+// few tasks instead of one each; the level counter counts chunks, and a chunk's last
+// reaction's decrement publishes the whole chunk's writes.
 //
 // Levels mode always runs sparse tags. Precise mode runs one when the options ask for it,
 // or (automatic) from what the last tags with the same first seed cost: a cone tag walks the
@@ -277,6 +281,7 @@ class SPATE_API reaction_scheduler {
   std::vector<std::size_t> pending_levels_;          // min-heap of the non-empty ones
   std::vector<reaction*>* running_level_ = nullptr;  // its bucket, until collected
   std::vector<reaction*> visited_;                   // every reaction bucketed at this tag
+  std::size_t level_chunks_ = 1;  // a level's reactions go out in at most this many tasks
   std::atomic<std::size_t> level_remaining_{0};
   struct seed_stats {
     std::uint32_t cone_work = 0;    // cone reactions + their edges, last cone tag; 0: unknown
