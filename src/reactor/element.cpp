@@ -138,8 +138,9 @@ void reaction::stage_logical(action_base& action, detail::erased_value value, du
 }
 
 void set_port_value(reaction& by, port_base& port, detail::erased_value value) {
-  port.deliver_to_root(std::move(value));
-  by.set_ports_.push_back(&port);
+  // Listed once per tag (by its first writer): a sparse tag collects its readers from the
+  // list, and every writer of a port runs before all of them.
+  if (port.deliver_to_root(std::move(value))) by.set_ports_.push_back(&port);
   for (reaction* r : port.triggered_) r->triggered_.store(true, std::memory_order_relaxed);
   for (detail::delayed_connection* c : port.delayed_)
     by.staged_.push_back(detail::staged_event{c->to, nullptr, port.value_, c->delay, c->physical});

@@ -341,7 +341,11 @@ std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_roo
     }
     prog.reactions[x->index_] = nullptr;  // a tombstone keeps the other indices
   }
-  for (port_base* root : outside_roots) close_root(root);
+  // A walk up from an outside port may have stopped at a port inside the subtree (an outside
+  // port fed from inside, not yet unwired when the walk passed it); that one is about to be
+  // freed and must not become anyone's root. The outside port it fed is in the set itself.
+  for (port_base* root : outside_roots)
+    if (ports.count(root) == 0) close_root(root);
   // (The startup, shutdown and timer lists are the start's; the shutdown tag collects the
   // shutdown triggers of the reactors alive then, so nothing here scans the whole program.)
   auto& siblings = subtree_root.container()->children_;

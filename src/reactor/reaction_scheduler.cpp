@@ -326,6 +326,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
   sparse_tag_ = prefers_sparse_tag();
   if (sparse_tag_) {
     visited_.clear();
+    if (running_level_ != nullptr) running_level_->clear();
     running_level_ = nullptr;
     // Empty after every tag that ended; cleared anyway, so that a tag cut short by an
     // exception cannot leave reactions to run at this one.

@@ -54,12 +54,14 @@ enum class scheduling_mode {
   precise,
 };
 
-/// Which reactions a tag looks at (reaction_scheduler.hpp, "Sparse tags"). Results are the
-/// same either way; only the cost differs.
+/// Which reactions a tag looks at (reaction_scheduler.hpp, "Sparse tags"). Values are the
+/// same either way; the cost differs, and so may the physical time a reaction starts (a
+/// deadline can be met in one and missed in the other).
 enum class sparse_tags {
-  /// Precise mode looks only at the triggered reactions when the earlier tags with the same
-  /// triggers ran few of the reactions reachable from them (a large program of which one
-  /// trigger reaches everything but runs a path); levels mode always does.
+  /// Precise mode looks only at the triggered reactions when that cost less than half of
+  /// walking everything reachable at the last tag with the same first trigger (a large
+  /// program of which one trigger reaches everything but runs a path); levels mode always
+  /// does.
   automatic,
   /// Precise mode always walks everything reachable from the tag's triggers (levels mode
   /// still looks only at triggered reactions).

@@ -34,9 +34,9 @@ struct delayed_connection;
 ///
 /// Threads: mark() from the reactions that set the channels' ports, in parallel (each index
 /// is marked at most once a tag: only when its port goes from absent to present, and a port
-/// has one writer at a time); present() from a reaction that declared the multiport, which
-/// runs after every writer of it has completed (the reaction scheduler's dependency counters
-/// order those writes before it); reset() by the thread that ends the tag.
+/// has one writer at a time); present() from a reaction that declared the multiport as a trigger or
+/// source, which runs after every writer of it has completed (the reaction scheduler's dependency
+/// counters order those writes before it); reset() by the thread that ends the tag.
 class channel_presence {
  public:
   explicit channel_presence(std::size_t width) : slots_(width) {}
@@ -93,13 +93,14 @@ class SPATE_API port_base : public element, public detail::event_target {
   friend void set_port_value(reaction&, port_base&, detail::erased_value);
   template <class Port>
   friend class multiport;
-  /// Delivers a value to this root port; marks the multiport channels reading it when it was
-  /// absent.
-  void deliver_to_root(detail::erased_value value) {
+  /// Delivers a value to this root port; when it was absent, marks the multiport channels
+  /// reading it and returns true.
+  bool deliver_to_root(detail::erased_value value) {
     const bool was_present = present_;
     deliver(std::move(value));
     if (!was_present)
       for (const detail::channel_reader& c : channel_readers_) c.presence->mark(c.channel);
+    return !was_present;
   }
   /// Absent again at the end of the tag, and so are the channels reading it.
   void clear_root() noexcept {
@@ -230,8 +231,8 @@ class multiport {
   auto end() const { return ports_.end(); }
 
   /// The channels present at this tag, in increasing order (LF's sparse iteration): costs
-  /// in proportion to their number k (k log k), not to the width. Same rule as is_present():
-  /// call it from a reaction that declared the multiport.
+  /// in proportion to their number k (k log k), not to the width. Call it from a reaction that
+  /// declared the multiport as a trigger or a source (those run after every writer of it).
   std::vector<std::size_t> present_indices() const {
     const std::span<const std::size_t> present = presence_.present();
     std::vector<std::size_t> sorted(present.begin(), present.end());
