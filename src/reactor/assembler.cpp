@@ -63,7 +63,7 @@ std::vector<reaction*> assembler::reactions_of(const std::vector<reactor*>& reac
     if (!r->reactions_without_body_.empty())
       fail("reactor " + fqn(*r) + ": reaction '" + r->reactions_without_body_.front() +
            "' was declared without a body (end the declaration with .body(...))");
-    for (auto& x : r->reactions_) reactions.push_back(x.get());
+    for (reaction* x : r->reactions_) reactions.push_back(x);
   }
   return reactions;
 }
@@ -180,7 +180,7 @@ void assembler::close_root(port_base* root) {
     port_base* p = stack.back();
     stack.pop_back();
     p->root_ = root;
-    if (p->as_channel_.presence != nullptr) root->channel_readers_.push_back(p->as_channel_);
+    if (p->channel_of_ != nullptr) root->channel_readers_.push_back(p);
     for (reaction* x : p->readers_)
       if (std::find(x->trigger_ports_.begin(), x->trigger_ports_.end(), p) !=
               x->trigger_ports_.end() &&
@@ -244,13 +244,15 @@ void assembler::assign_levels_and_check(const std::vector<reaction*>& reactions)
 std::vector<action_base*> assembler::shutdown_triggers(const std::vector<reactor*>& tops) {
   std::vector<action_base*> triggers;
   for (reactor* top : tops)
-    for (reactor* r : collect(top)) triggers.push_back(&r->shutdown);
+    for (reactor* r : collect(top))
+      if (action_base* made = r->shutdown.action()) triggers.push_back(made);
   return triggers;
 }
 
 program assembler::assemble(const std::vector<reactor*>& tops) {
   program prog;
   prog.tops = tops;
+  for (reactor* top : tops) top->startup.declared();  // every program has its startup tag
 
   // 1. Collect, in tree order, and check declarations.
   std::vector<reactor*> reactors;
@@ -281,12 +283,12 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
 
   // 2. Connections.
   for (reactor* r : reactors)
-    for (connection& c : r->connections_) check_connection(r, c, prog.has_physical_inputs, false);
+    for (const auto& c : r->connections_) check_connection(r, *c, prog.has_physical_inputs, false);
   for (reactor* r : reactors) {
-    for (connection& c : r->connections_) {
-      for (std::size_t i = 0; i < c.to_.size(); ++i) {
-        port_base* from = c.from_[i % c.from_.size()];
-        port_base* to = c.to_[i];
+    for (const auto& c : r->connections_) {
+      for (std::size_t i = 0; i < c->to_.size(); ++i) {
+        port_base* from = c->from_[i % c->from_.size()];
+        port_base* to = c->to_[i];
         if (to->inward_ != nullptr)
           fail("port " + fqn(*to) + " has two writers: the connections from " + fqn(*to->inward_) +
                " and from " + fqn(*from));
@@ -297,7 +299,7 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
   for (reactor* r : reactors)
     for (port_base* p : r->ports_) p->inward_ = nullptr;
   for (reactor* r : reactors)
-    for (connection& c : r->connections_) wire(c, prog);
+    for (const auto& c : r->connections_) wire(*c, prog);
   for (reactor* r : reactors)
     for (port_base* p : r->ports_)
       if (p->inward_ != nullptr && !p->writers_.empty())
@@ -318,22 +320,19 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
   }
   for (reactor* r : reactors)
     for (std::size_t i = 1; i < r->reactions_.size(); ++i)
-      add_edge(r->reactions_[i - 1].get(), r->reactions_[i].get());
+      add_edge(r->reactions_[i - 1], r->reactions_[i]);
 
   // 5. Levels, or the cycle.
   assign_levels_and_check(reactions);
   std::size_t max_level = 0;
-  for (reaction* x : reactions) max_level = std::max(max_level, x->level_);
+  for (reaction* x : reactions) max_level = std::max<std::size_t>(max_level, x->level_);
   prog.level_count = reactions.empty() ? 0 : max_level + 1;
 
   // Index: level first, then tree order (stable), so equal-level reactions keep the
   // declaration order of their reactors.
   std::stable_sort(reactions.begin(), reactions.end(),
                    [](reaction* a, reaction* b) { return a->level_ < b->level_; });
-  for (std::size_t i = 0; i < reactions.size(); ++i) {
-    reactions[i]->index_ = i;
-    prog.reaction_names.push_back(fqn(*reactions[i]));
-  }
+  for (std::size_t i = 0; i < reactions.size(); ++i) reactions[i]->index_ = i;
   for (reaction* x : reactions) std::sort(x->successors_.begin(), x->successors_.end(), by_index);
 
   // 3. Roots (now that indices exist to order the triggered lists).

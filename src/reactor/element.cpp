@@ -11,12 +11,12 @@
 
 namespace spate::reactor {
 
-element::element(std::string name, reactor* container)
-    : name_(std::move(name)), container_(container) {}
-
 std::string element::fully_qualified_name() const {
-  if (container_ == nullptr) return name_;
-  return container_->fully_qualified_name() + "." + name_;
+  if (container_ == nullptr) return name_.str();
+  std::string text = container_->fully_qualified_name();
+  text += '.';
+  text += name_.str();
+  return text;
 }
 
 namespace detail {
@@ -35,7 +35,7 @@ void require_not_negative(const char* kind, const element& who, const char* what
 }
 
 namespace {
-std::string describe_ports(const std::vector<port_base*>& ports) {
+std::string describe_ports(std::span<port_base* const> ports) {
   if (ports.empty()) return "no ports";
   std::string text = ports.front()->fully_qualified_name();
   if (ports.size() > 1) {
@@ -47,8 +47,8 @@ std::string describe_ports(const std::vector<port_base*>& ports) {
 }
 }  // namespace
 
-void reject_negative_connection_delay(const std::vector<port_base*>& from,
-                                      const std::vector<port_base*>& to, const char* how,
+void reject_negative_connection_delay(std::span<port_base* const> from,
+                                      std::span<port_base* const> to, const char* how,
                                       duration delay) {
   std::string text = "connect(";
   text += describe_ports(from);
@@ -65,8 +65,14 @@ void reject_negative_connection_delay(const std::vector<port_base*>& from,
 }
 }  // namespace detail
 
-port_base::port_base(std::string name, reactor* container, port_direction direction)
-    : element(std::move(name), container), event_target(target_kind::port), direction_(direction) {
+port_base::port_base(std::string_view name, reactor* container, port_direction direction)
+    : element(name, container), event_target(target_kind::port), direction_(direction) {
+  if (container == nullptr) throw std::invalid_argument("a port needs its reactor: {this, name}");
+  container->ports_.push_back(this);
+}
+
+port_base::port_base(detail::channel_name name, reactor* container, port_direction direction)
+    : element(name, container), event_target(target_kind::port), direction_(direction) {
   if (container == nullptr) throw std::invalid_argument("a port needs its reactor: {this, name}");
   container->ports_.push_back(this);
 }
@@ -80,7 +86,10 @@ action_base::action_base(std::string name, reactor* container, kind k, action_op
     : element(std::move(name), container),
       event_target(k == kind::timer ? target_kind::timer : target_kind::other),
       kind_(k),
-      options_(options) {
+      min_delay_(options.min_delay) {
+  if (options.min_spacing > duration::zero())
+    spacing_ = std::make_unique<spacing>(spacing{
+        .min_spacing = options.min_spacing, .policy = options.policy, .last_scheduled = {}});
   if (container == nullptr)
     throw std::invalid_argument("an action needs its reactor: {this, name}");
   if (options.min_delay < duration::zero() || options.min_spacing < duration::zero())
@@ -103,7 +112,7 @@ void action_base::schedule_physical(detail::erased_value value, duration delay) 
 
 reaction::reaction(std::string name, reactor* container, std::size_t priority)
     : element(name.empty() ? "reaction_" + std::to_string(priority) : std::move(name), container),
-      priority_(priority) {}
+      priority_(static_cast<std::uint32_t>(priority)) {}
 
 reaction::~reaction() = default;
 
@@ -171,7 +180,7 @@ std::size_t next_reaction_priority(reactor& owner) {
   return owner.reactions_.size() + 1;
 }
 void add_reaction(reactor& owner, std::unique_ptr<reaction> r) {
-  owner.reactions_.push_back(std::move(r));
+  owner.reactions_.push_back(r.release());  // owned by the reactor: ~reactor deletes it
 }
 void note_reaction_without_body(reactor& owner, const std::string& name) {
   owner.reactions_without_body_.push_back(name.empty() ? "(unnamed)" : name);

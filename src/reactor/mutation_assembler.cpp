@@ -23,7 +23,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   std::vector<reaction*> reactions = reactions_of(reactors);
   std::vector<std::pair<reactor*, connection*>> all_connections;
   for (reactor* r : reactors)
-    for (connection& c : r->connections_) all_connections.emplace_back(r, &c);
+    for (connection* c : r->connections_) all_connections.emplace_back(r, c);
   for (connection* c : connections) all_connections.emplace_back(&owner, c);
   bool physical = false;
   std::set<connection*> mutator_connections(connections.begin(), connections.end());
@@ -112,7 +112,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
     if (!c->delay_.has_value())
       for (std::size_t i = 0; i < c->to_.size(); ++i) {
         port_base* root = upstream_root(c->from_[i % c->from_.size()]);
-        std::vector<reaction*> writers = root->writers_;
+        std::vector<reaction*> writers(root->writers_.begin(), root->writers_.end());
         if (auto it = new_writers.find(root); it != new_writers.end())
           writers.insert(writers.end(), it->second.begin(), it->second.end());
         for (reaction* reader : readers_of_closure(c->to_[i]))
@@ -123,7 +123,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
       for (reaction* reader : readers_of_closure(written)) candidate(w, reader);
   for (reactor* r : reactors)
     for (std::size_t i = 1; i < r->reactions_.size(); ++i)
-      candidate(r->reactions_[i - 1].get(), r->reactions_[i].get());
+      candidate(r->reactions_[i - 1], r->reactions_[i]);
 
   // Cycle check, one pass for the whole mutation. The graph before it is acyclic, so a cycle
   // uses a new edge. Add the new edges, sort a region that holds every possible cycle
@@ -224,7 +224,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
     for (auto it = added.rbegin(); it != added.rend(); ++it) {
       auto [u, v] = *it;
       u->successors_.pop_back();  // undone newest first: each is then its vector's last
-      v->predecessors_.erase(std::find(v->predecessors_.begin(), v->predecessors_.end(), u));
+      v->predecessors_.erase_value(u);
     }
     fail("mutation rejected: " + cycle);
   }
@@ -236,7 +236,6 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   for (reaction* x : reactions) {
     x->index_ = prog.reactions.size();
     prog.reactions.push_back(x);
-    prog.reaction_names.push_back(fqn(*x));
     result.added_reactions.push_back(x);
   }
   // Levels: in topological order every predecessor is final before its successors. A
@@ -244,7 +243,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   std::vector<reaction*> raise;
   for (reaction* x : order) {
     for (reaction* p : x->predecessors_) x->level_ = std::max(x->level_, p->level_ + 1);
-    prog.level_count = std::max(prog.level_count, x->level_ + 1);
+    prog.level_count = std::max<std::size_t>(prog.level_count, x->level_ + 1);
     for (reaction* s : x->successors_)
       if (!in_region(s) && s->level_ <= x->level_) raise.push_back(s);
   }
@@ -252,7 +251,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
     reaction* x = raise.back();
     raise.pop_back();
     for (reaction* p : x->predecessors_) x->level_ = std::max(x->level_, p->level_ + 1);
-    prog.level_count = std::max(prog.level_count, x->level_ + 1);
+    prog.level_count = std::max<std::size_t>(prog.level_count, x->level_ + 1);
     for (reaction* s : x->successors_)
       if (s->level_ <= x->level_) raise.push_back(s);
   }
@@ -329,7 +328,7 @@ std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_roo
   // Edges and registries.
   std::set<reaction*> gone;
   for (reactor* r : reactors)
-    for (auto& x : r->reactions_) gone.insert(x.get());
+    for (reaction* x : r->reactions_) gone.insert(x);
   for (reaction* x : gone) {
     for (reaction* s : x->successors_) {
       auto& preds = s->predecessors_;

@@ -37,8 +37,10 @@ std::string what_of(const std::exception_ptr& error) {
 // called request_stop(): the tag finishes, the shutdown tag is the next microstep.
 void reaction_scheduler::record_failure(reaction* r, bool in_deadline_handler) {
   r->failed_ = true;
+  std::string name = r->fully_qualified_name();
   std::lock_guard lock(mutex_);
-  tag_failures_.push_back(failure{r->index_, in_deadline_handler, std::current_exception()});
+  tag_failures_.push_back(
+      failure{r->index_, std::move(name), in_deadline_handler, std::current_exception()});
   set_stop_locked(current_.delayed_by(duration::zero()));
 }
 
@@ -52,17 +54,16 @@ void reaction_scheduler::settle_failures() {
             [](const failure& a, const failure& b) { return a.index < b.index; });
   std::vector<std::string> texts;
   for (const failure& f : tag_failures_)
-    texts.push_back("reaction '" + program_.reaction_names[f.index] + "' failed at tag " +
-                    describe_tag(current_, start_time_) +
-                    (f.in_deadline_handler ? " in its deadline handler" : "") + ": " +
-                    what_of(f.error));
+    texts.push_back(
+        "reaction '" + f.name + "' failed at tag " + describe_tag(current_, start_time_) +
+        (f.in_deadline_handler ? " in its deadline handler" : "") + ": " + what_of(f.error));
   std::vector<std::string> later;
   {
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < tag_failures_.size(); ++i) {
       if (!first_failure_) {
-        first_failure_ = first_failure{texts[i], program_.reaction_names[tag_failures_[i].index],
-                                       current_, tag_failures_[i].error};
+        first_failure_ =
+            first_failure{texts[i], tag_failures_[i].name, current_, tag_failures_[i].error};
         continue;
       }
       ++later_failures_;

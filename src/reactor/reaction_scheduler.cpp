@@ -47,6 +47,13 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
   const std::size_t workers = rt.pool().size();
   level_chunks_ = workers <= 1 ? 1 : 4 * workers;
   if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
+  name_new_reactions_for_trace();
+}
+
+void reaction_scheduler::name_new_reactions_for_trace() {
+  if (!trace_.enabled()) return;
+  for (std::size_t i = trace_names_.size(); i < program_.reactions.size(); ++i)
+    trace_names_.push_back(program_.reactions[i]->fully_qualified_name());
 }
 
 void reaction_scheduler::timer_link::fire(std::uint64_t generation) {
@@ -183,12 +190,12 @@ tag reaction_scheduler::physical_tag_locked(time_point when) {
 
 void reaction_scheduler::place_locked(event_target* target, action_base* action, tag at,
                                       erased_value value) {
-  if (action != nullptr && action->options_.min_spacing > duration::zero() &&
-      action->last_scheduled_) {
-    const tag last = *action->last_scheduled_;
-    const time_point earliest = last.time + action->options_.min_spacing;
+  action_base::spacing* spacing = action != nullptr ? action->spacing_.get() : nullptr;
+  if (spacing != nullptr && spacing->last_scheduled) {
+    const tag last = *spacing->last_scheduled;
+    const time_point earliest = last.time + spacing->min_spacing;
     if (at.time < earliest) {
-      switch (action->options_.policy) {
+      switch (spacing->policy) {
         case spacing_policy::drop:
           return;
         case spacing_policy::replace:
@@ -201,7 +208,7 @@ void reaction_scheduler::place_locked(event_target* target, action_base* action,
     }
   }
   if (stop_tag_ && at > *stop_tag_) return;  // after the end: never delivered
-  if (action != nullptr) action->last_scheduled_ = at;
+  if (spacing != nullptr) spacing->last_scheduled = at;
   queue_.insert(at, target, std::move(value));
 }
 
@@ -415,7 +422,7 @@ void reaction_scheduler::execute(reaction* r) {
   const time_point begin = traced ? clock::now() : time_point{};
   bool in_deadline_handler = false;
   try {
-    if (r->deadline_ && clock::now() > current_.time + *r->deadline_) {
+    if (r->deadline_ != reaction::no_deadline && clock::now() > current_.time + r->deadline_) {
       in_deadline_handler = true;
       r->invoke_deadline_handler();
     } else {
@@ -424,7 +431,7 @@ void reaction_scheduler::execute(reaction* r) {
   } catch (...) {
     record_failure(r, in_deadline_handler);
   }
-  if (traced) trace_.reaction_ran(&program_.reaction_names[r->index_], begin, clock::now());
+  if (traced) trace_.reaction_ran(&trace_names_[r->index_], begin, clock::now());
 }
 
 reaction* reaction_scheduler::complete_precise(reaction* r, std::size_t& unsettled) {

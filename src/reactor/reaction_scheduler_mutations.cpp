@@ -55,6 +55,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
     try {
       auto added = assembler::add(program_, owner, roots, connections);
       for (reaction* r : added.added_reactions) r->reaction_scheduler_ = this;
+      name_new_reactions_for_trace();
       if (program_.reactions.size() <= max_cached_cone)
         solo_cones_.resize(program_.reactions.size());
       ++graph_generation_;
@@ -67,8 +68,8 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
                      t->offset() == duration::zero() ? next : tag{current_.time + t->offset(), 0},
                      erased_value::empty_present());
       }
-      for (auto& r : m.created) owner.created_.push_back(std::move(r));
-      for (auto& c : m.connections) owner.created_connections_.push_back(std::move(c));
+      for (auto& r : m.created) owner.created().reactors.push_back(std::move(r));
+      for (auto& c : m.connections) owner.created().connections.push_back(std::move(c));
     } catch (const assembly_error& e) {
       ++rejected_mutations_;
       forget_created(m);
@@ -77,9 +78,9 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
     }
   }
   for (reactor* gone : m.removed) {
-    auto it = std::find_if(owner.created_.begin(), owner.created_.end(),
+    auto it = std::find_if(owner.created().reactors.begin(), owner.created().reactors.end(),
                            [&](const std::unique_ptr<reactor>& r) { return r.get() == gone; });
-    if (it == owner.created_.end()) {
+    if (it == owner.created().reactors.end()) {
       ++rejected_mutations_;
       // (Not named: it may be a reactor whose creation was rejected, already freed.)
       runtime_->report_error("reactor " + owner.fully_qualified_name() +
@@ -96,7 +97,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
       inside.insert(r);
       removed_this_tag_.insert(r);
     }
-    auto& conns = owner.created_connections_;
+    auto& conns = owner.created().connections;
     conns.erase(std::remove_if(conns.begin(), conns.end(),
                                [&](const std::unique_ptr<connection>& c) {
                                  return c->touches([&](const port_base* p) {
@@ -105,7 +106,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
                                }),
                 conns.end());
     graveyard_.push_back(std::move(*it));  // freed after the batch
-    owner.created_.erase(it);
+    owner.created().reactors.erase(it);
     ++graph_generation_;
   }
 }

@@ -16,7 +16,10 @@ reactor::reactor(context ctx)
   if (ctx.container != nullptr) ctx.container->children_.push_back(this);
 }
 
-reactor::~reactor() = default;
+reactor::~reactor() {
+  for (spate::reactor::reaction* r : reactions_) delete r;
+  for (connection* c : connections_) delete c;
+}
 
 tag reactor::current_tag() const noexcept {
   auto* s = env_->reaction_scheduler();
@@ -41,7 +44,9 @@ void reactor::request_stop() {
 
 connection& reactor::add_connection(std::vector<port_base*> from, std::vector<port_base*> to,
                                     bool broadcast) {
-  return connections_.emplace_back(std::move(from), std::move(to), broadcast);
+  auto made = std::make_unique<connection>(from, to, broadcast);
+  connections_.push_back(made.get());
+  return *made.release();  // owned by the reactor: ~reactor deletes it
 }
 
 }  // namespace spate::reactor

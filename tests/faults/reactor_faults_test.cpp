@@ -17,8 +17,8 @@
 #include <tuple>
 #include <vector>
 
-#include "spate/reactor.hpp"
 #include "spate/exec/runtime.hpp"
+#include "spate/reactor.hpp"
 
 namespace {
 
@@ -49,16 +49,24 @@ spate::runtime_config workers(std::size_t n, reports* to) {
   return config;
 }
 
+// Levels mode runs every tag sparse; precise mode chooses per tag, so it is also run with
+// sparse tags forced, to meet each fault on that path too.
 struct configuration {
   std::size_t workers;
   scheduling_mode mode;
+  sparse_tags sparse = sparse_tags::automatic;
 };
-const configuration all_configurations[] = {
-    {1, scheduling_mode::levels},  {1, scheduling_mode::precise}, {2, scheduling_mode::levels},
-    {2, scheduling_mode::precise}, {4, scheduling_mode::levels},  {4, scheduling_mode::precise}};
+const configuration all_configurations[] = {{1, scheduling_mode::levels},
+                                            {1, scheduling_mode::precise},
+                                            {2, scheduling_mode::levels},
+                                            {2, scheduling_mode::precise},
+                                            {4, scheduling_mode::levels},
+                                            {4, scheduling_mode::precise},
+                                            {2, scheduling_mode::precise, sparse_tags::always}};
 std::string name_of(const configuration& c) {
   return std::to_string(c.workers) + " workers, " +
-         (c.mode == scheduling_mode::levels ? "levels" : "precise");
+         (c.mode == scheduling_mode::levels ? "levels" : "precise") +
+         (c.sparse == sparse_tags::always ? ", sparse tags" : "");
 }
 
 // What reactions saw, as "ms+step who: what", sorted (reactions of one tag run in any order).
@@ -83,8 +91,7 @@ struct event_log {
 
 struct custom_error : std::runtime_error {
   int at;
-  explicit custom_error(int at)
-      : std::runtime_error("boom at " + std::to_string(at)), at(at) {}
+  explicit custom_error(int at) : std::runtime_error("boom at " + std::to_string(at)), at(at) {}
 };
 
 // ---------------------------------------------------------------- a reaction body throws
@@ -94,9 +101,8 @@ struct source : reactor {
   output<int> out{this, "out"};
   event_log* log;
   source(context ctx, event_log* log) : reactor(ctx), log(log) {
-    reaction("emit").triggers(tick).effects(out).body([this](port_writer<int>& out) {
-      out.set(static_cast<int>(elapsed_logical_time() / 1ms));
-    });
+    reaction("emit").triggers(tick).effects(out).body(
+        [this](port_writer<int>& out) { out.set(static_cast<int>(elapsed_logical_time() / 1ms)); });
     reaction("bye").triggers(shutdown).body([this] { this->log->add(*this, "shutdown"); });
   }
 };
@@ -163,7 +169,7 @@ TEST(ReactorFaults, AReactionsExceptionNamesItAndItsTagAndNestsTheOriginal) {
       spate::runtime rt{workers(c.workers, &errors)};
       event_log log;
       {
-        environment env{rt, {.mode = c.mode, .fast = true, .timeout = 1s}};
+        environment env{rt, {.mode = c.mode, .sparse = c.sparse, .fast = true, .timeout = 1s}};
         env.make_top<failing_pipeline>("main", &log);
         try {
           env.run();
@@ -244,7 +250,7 @@ TEST(ReactorFaults, LaterFailuresAreCountedAndReportedInLogicalOrder) {
       reports errors;
       spate::runtime rt{workers(c.workers, &errors)};
       event_log log;
-      environment env{rt, {.mode = c.mode, .fast = true}};
+      environment env{rt, {.mode = c.mode, .sparse = c.sparse, .fast = true}};
       env.make_top<many_failures>("main", &log);
       try {
         env.run();
@@ -301,7 +307,7 @@ TEST(ReactorFaults, AStartupReactionsExceptionStopsAtTheNextMicrostep) {
   for (const configuration& c : all_configurations) {
     spate::runtime rt{workers(c.workers, nullptr)};
     event_log log;
-    environment env{rt, {.mode = c.mode, .fast = true, .timeout = 1s}};
+    environment env{rt, {.mode = c.mode, .sparse = c.sparse, .fast = true, .timeout = 1s}};
     env.make_top<failing_start>("main", &log);
     try {
       env.run();
@@ -326,7 +332,7 @@ struct failing_stop : reactor {
 TEST(ReactorFaults, AShutdownReactionsExceptionIsReportedAfterTheLastTag) {
   for (const configuration& c : all_configurations) {
     spate::runtime rt{workers(c.workers, nullptr)};
-    environment env{rt, {.mode = c.mode, .fast = true, .timeout = 3ms}};
+    environment env{rt, {.mode = c.mode, .sparse = c.sparse, .fast = true, .timeout = 3ms}};
     auto& program = env.make_top<failing_stop>("main");
     try {
       env.run();
@@ -352,17 +358,16 @@ struct late : reactor {
   bool body_ran = false;
   explicit late(context ctx) : reactor(ctx) {
     reaction("slow").triggers(startup).body([] { std::this_thread::sleep_for(5ms); });
-    reaction("check")
-        .triggers(startup)
-        .body([this] { body_ran = true; })
-        .deadline(1ms, [] { throw std::runtime_error("missed and failed"); });
+    reaction("check").triggers(startup).body([this] { body_ran = true; }).deadline(1ms, [] {
+      throw std::runtime_error("missed and failed");
+    });
   }
 };
 
 TEST(ReactorFaults, ADeadlineHandlersExceptionNamesTheHandler) {
   for (const configuration& c : all_configurations) {
     spate::runtime rt{workers(c.workers, nullptr)};
-    environment env{rt, {.mode = c.mode}};
+    environment env{rt, {.mode = c.mode, .sparse = c.sparse}};
     auto& program = env.make_top<late>("main");
     try {
       env.run();
@@ -408,7 +413,7 @@ TEST(ReactorFaults, AFailedMutationIsDroppedWholeAndNamesTheMutatingReaction) {
     for (const configuration& c : all_configurations) {
       fussy_started = 0;
       spate::runtime rt{workers(c.workers, nullptr)};
-      environment env{rt, {.mode = c.mode, .fast = true, .timeout = 10ms}};
+      environment env{rt, {.mode = c.mode, .sparse = c.sparse, .fast = true, .timeout = 10ms}};
       auto& program = env.make_top<builder>("main", constructor_fails);
       try {
         env.run();
@@ -453,7 +458,7 @@ TEST(ReactorFaults, OutsideThreadsSchedulingPhysicalActionsGetTheirOwnErrorsAndN
   for (const configuration& c : all_configurations) {
     reports errors;
     spate::runtime rt{workers(c.workers, &errors)};
-    environment env{rt, {.mode = c.mode}};
+    environment env{rt, {.mode = c.mode, .sparse = c.sparse}};
     auto& program = env.make_top<listener>("main");
     EXPECT_THROW(program.in.schedule(1), std::logic_error);  // not assembled yet
     env.start();
@@ -482,7 +487,7 @@ TEST(ReactorFaults, OutsideThreadsSchedulingPhysicalActionsGetTheirOwnErrorsAndN
     for (auto& t : threads) t.join();
     ASSERT_TRUE(finished) << "wait_for timed out: the program did not stop (" << name_of(c) << ")";
     EXPECT_TRUE(program.shut_down.load());
-    EXPECT_NO_THROW(program.in.schedule(5));  // after the end: nothing can react, no error
+    EXPECT_NO_THROW(program.in.schedule(5));   // after the end: nothing can react, no error
     EXPECT_THROW(env.wait(), reaction_error);  // waiting again gives the same answer
     EXPECT_TRUE(errors.all().empty());
   }

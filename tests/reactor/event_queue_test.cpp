@@ -18,7 +18,6 @@ using namespace std::chrono_literals;
 
 struct test_target final : event_target {
   test_target() : event_target(target_kind::other) {}
-  const element& as_element() const noexcept override { std::abort(); }
 };
 
 tag at(int microseconds, unsigned microstep = 0) {

@@ -7,6 +7,7 @@
 // Minimum spacing (for both kinds): an event closer than `min_spacing` to the previous one of
 // the same action is deferred to keep the spacing, dropped, or replaces the previous event's
 // value when that one is still pending (and is deferred otherwise), per `spacing_policy`.
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -38,16 +39,18 @@ struct action_options {
 class SPATE_API action_base : public element, public detail::event_target {
  public:
   /// Which of them this is.
-  enum class kind { logical, physical, timer, startup, shutdown };
+  enum class kind : unsigned char { logical, physical, timer, startup, shutdown };
 
   /// True when it has an event at the current tag.
   bool is_present() const noexcept { return present_; }
   /// Logical, physical, timer, startup or shutdown.
   kind action_kind() const noexcept { return kind_; }
   /// Its spacing options.
-  const action_options& options() const noexcept { return options_; }
-  /// Itself, as the element it is.
-  const element& as_element() const noexcept override { return *this; }
+  action_options options() const noexcept {
+    if (!spacing_) return {.min_delay = min_delay_};
+    return {
+        .min_delay = min_delay_, .min_spacing = spacing_->min_spacing, .policy = spacing_->policy};
+  }
 
  protected:
   /// An action named `name` in `container`.
@@ -60,11 +63,17 @@ class SPATE_API action_base : public element, public detail::event_target {
  private:
   friend class detail::assembler;
   friend class detail::reaction_scheduler;
+  /// An action's spacing rule (LF's min_spacing and policy), made only for an action that
+  /// has one: most have none, and every reactor has two triggers.
+  struct spacing {
+    duration min_spacing;
+    spacing_policy policy;
+    /// The tag of the latest event scheduled (under the reaction scheduler's lock).
+    std::optional<tag> last_scheduled;
+  };
   kind kind_;
-  action_options options_;
-  /// Spacing bookkeeping: the tag of the latest event scheduled (under the reaction
-  /// scheduler's lock).
-  std::optional<tag> last_scheduled_;
+  duration min_delay_;
+  std::unique_ptr<spacing> spacing_;
 };
 
 /// Shared reading interface of logical and physical actions.
@@ -147,19 +156,58 @@ class timer final : public action_base {
   duration period_;
 };
 
-/// Present at the first tag (startup) and at the last tag (shutdown) of a run. Every reactor
-/// has one of each: `triggers(startup)`.
-class SPATE_API startup_trigger final : public action_base {
+namespace detail {
+/// The action behind a startup or shutdown trigger.
+class SPATE_API lifecycle_action final : public action_base {
+ public:
+  lifecycle_action(reactor* container, kind k)
+      : action_base(k == kind::startup ? "startup" : "shutdown", container, k) {}
+};
+}  // namespace detail
+
+/// Present at the first tag (startup) or at the last tag (shutdown) of a run. Every reactor
+/// has one of each: `triggers(startup)`. The action behind it is made when a reaction first
+/// declares it: most reactors never do, and a program of a million reactors would otherwise
+/// carry two million actions. Its presence is therefore seen by the reactions that declare it
+/// (the only ones that can read it without a race).
+class SPATE_API lifecycle_trigger {
+ public:
+  lifecycle_trigger(const lifecycle_trigger&) = delete;
+  lifecycle_trigger& operator=(const lifecycle_trigger&) = delete;
+  /// True at the tag it stands for, to a reaction that declared it.
+  bool is_present() const noexcept { return action_ != nullptr && action_->is_present(); }
+  /// The action behind it; null until a reaction declares it (or it is a top-level
+  /// reactor's startup, which always exists: every program has its startup tag).
+  action_base* action() const noexcept { return action_.get(); }
+  /// The action behind it, made now if it was not yet.
+  action_base& declared() {
+    if (!action_) action_ = std::make_unique<detail::lifecycle_action>(owner_, kind_);
+    return *action_;
+  }
+
+ protected:
+  lifecycle_trigger(reactor* owner, action_base::kind k) noexcept : owner_(owner), kind_(k) {}
+  ~lifecycle_trigger() = default;
+
+ private:
+  reactor* owner_;
+  action_base::kind kind_;
+  std::unique_ptr<detail::lifecycle_action> action_;
+};
+
+/// Present at the program's first tag.
+class SPATE_API startup_trigger final : public lifecycle_trigger {
  public:
   /// Every reactor's startup trigger.
-  explicit startup_trigger(reactor* container) : action_base("startup", container, kind::startup) {}
+  explicit startup_trigger(reactor* container) noexcept
+      : lifecycle_trigger(container, action_base::kind::startup) {}
 };
 /// Present at the program's last tag.
-class SPATE_API shutdown_trigger final : public action_base {
+class SPATE_API shutdown_trigger final : public lifecycle_trigger {
  public:
   /// Every reactor's shutdown trigger.
-  explicit shutdown_trigger(reactor* container)
-      : action_base("shutdown", container, kind::shutdown) {}
+  explicit shutdown_trigger(reactor* container) noexcept
+      : lifecycle_trigger(container, action_base::kind::shutdown) {}
 };
 
 }  // namespace spate::reactor

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "spate/reactor/detail/pointer_list.hpp"
 #include "spate/reactor/port_list.hpp"
 #include "spate/reactor/tag.hpp"
 
@@ -28,7 +29,7 @@ class connection {
   /// the ports (a value would arrive before it was sent).
   connection& after(duration delay) {
     if (delay < duration::zero())
-      detail::reject_negative_connection_delay(from_, to_, "after", delay);
+      detail::reject_negative_connection_delay(from_.span(), to_.span(), "after", delay);
     delay_ = delay;
     return *this;
   }
@@ -36,7 +37,7 @@ class connection {
   /// Negative: std::invalid_argument naming the ports.
   connection& physical(duration delay = duration::zero()) {
     if (delay < duration::zero())
-      detail::reject_negative_connection_delay(from_, to_, "physical", delay);
+      detail::reject_negative_connection_delay(from_.span(), to_.span(), "physical", delay);
     physical_ = true;
     delay_ = delay;
     return *this;
@@ -59,12 +60,15 @@ class connection {
   }
 
   /// From `from` to `to`, channel by channel (`broadcast`: `from` repeated).
-  connection(std::vector<port_base*> from, std::vector<port_base*> to, bool broadcast)
-      : from_(std::move(from)), to_(std::move(to)), broadcast_(broadcast) {}
+  connection(const std::vector<port_base*>& from, const std::vector<port_base*>& to, bool broadcast)
+      : broadcast_(broadcast) {
+    for (port_base* p : from) from_.push_back(p);
+    for (port_base* p : to) to_.push_back(p);
+  }
 
  private:
   friend class detail::assembler;
-  std::vector<port_base*> from_, to_;
+  detail::pointer_list<port_base*> from_, to_;  ///< one port each, most often: no allocation
   bool broadcast_;
   std::optional<duration> delay_;
   bool physical_ = false;

@@ -1,11 +1,15 @@
 #pragma once
 // What every part of a reactor program has: a name, a container, and a fully qualified name
 // ("main.sensor[2].out") that every error message uses.
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spate/platform/export.hpp"
+#include "spate/reactor/detail/element_name.hpp"
 #include "spate/reactor/detail/erased_value.hpp"
+#include "spate/reactor/detail/pointer_list.hpp"
 #include "spate/reactor/tag.hpp"
 
 namespace spate::reactor {
@@ -24,8 +28,8 @@ SPATE_API void require_not_negative(const char* kind, const element& who, const 
                                     duration value);
 /// Throws std::invalid_argument for `connect(from, to).<how>(delay)` with a negative delay,
 /// naming the ports.
-[[noreturn]] SPATE_API void reject_negative_connection_delay(const std::vector<port_base*>& from,
-                                                             const std::vector<port_base*>& to,
+[[noreturn]] SPATE_API void reject_negative_connection_delay(std::span<port_base* const> from,
+                                                             std::span<port_base* const> to,
                                                              const char* how, duration delay);
 }  // namespace detail
 
@@ -36,7 +40,7 @@ class SPATE_API element {
   element& operator=(const element&) = delete;
 
   /// Its own name.
-  const std::string& name() const noexcept { return name_; }
+  std::string name() const { return name_.str(); }
   /// The reactor this element belongs to; null for a top-level reactor.
   reactor* container() const noexcept { return container_; }
   /// Its name with its containers', "main.counter.out".
@@ -44,11 +48,14 @@ class SPATE_API element {
 
  protected:
   /// An element named `name` in `container` (null: a top-level reactor).
-  element(std::string name, reactor* container);
+  element(std::string_view name, reactor* container) : name_(name), container_(container) {}
+  /// A multiport's channel, named "multiport[i]".
+  element(detail::channel_name name, reactor* container) noexcept
+      : name_(name), container_(container) {}
   ~element() = default;
 
  private:
-  std::string name_;
+  detail::element_name name_;
   reactor* container_;
 };
 
@@ -64,7 +71,9 @@ class SPATE_API event_target {
   enum class target_kind : unsigned char { port, timer, other };
 
   explicit event_target(target_kind kind) noexcept : kind_(kind) {}
-  virtual ~event_target() = default;
+  // Not virtual: targets are ports and actions, owned as members of their reactors, never
+  // deleted through this base (a vtable pointer in each of a million ports is 8 MB).
+  ~event_target() = default;
   target_kind kind() const noexcept { return kind_; }
   /// Present with `value`: at the start of the event's tag, on the thread that advances time
   /// (no reaction runs), or when a reaction sets a port.
@@ -78,18 +87,18 @@ class SPATE_API event_target {
     value_.reset();
   }
   /// The reactions this target's presence triggers (computed at assembly).
-  const std::vector<reaction*>& triggered_reactions() const noexcept { return triggered_; }
-  /// The element this target is, for error messages and traces.
-  virtual const element& as_element() const noexcept = 0;
+  std::span<reaction* const> triggered_reactions() const noexcept { return triggered_.span(); }
 
  protected:
   friend class assembler;
-  std::vector<reaction*> triggered_;
+  pointer_list<reaction*> triggered_;
   bool present_ = false;
-  erased_value value_;
 
  private:
   target_kind kind_;
+
+ protected:
+  erased_value value_;
 };
 
 }  // namespace detail

@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
-#include "spate/reactor/reactor.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/reactor/reactor.hpp"
 
 namespace spate::reactor {
 
@@ -49,7 +49,8 @@ class mutator {
   /// A new reactor inside this reactor, constructed now, part of the program from the next
   /// tag on. The reference stays valid until a mutation removes it.
   template <class R, class... Args>
-  requires std::is_base_of_v<reactor, R> R& create(std::string name, Args&&... args) {
+    requires std::is_base_of_v<reactor, R>
+  R& create(std::string name, Args&&... args) {
     auto& children = owner_->children_;
     const std::size_t before = children.size();
     std::unique_ptr<R> made;

@@ -10,8 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -53,17 +54,12 @@ class channel_presence {
   std::atomic<std::size_t> count_{0};
 };
 
-/// A multiport channel that reads a root port: where to mark it.
-struct channel_reader {
-  channel_presence* presence;
-  std::size_t channel;
-};
 }  // namespace detail
 
 template <class Port>
 class multiport;
 
-enum class port_direction { input, output };
+enum class port_direction : unsigned char { input, output };
 
 /// What every port shares: direction, value, connections.
 class SPATE_API port_base : public element, public detail::event_target {
@@ -75,12 +71,12 @@ class SPATE_API port_base : public element, public detail::event_target {
   /// Present at the current tag. Call only from a reaction that declared this port as a
   /// trigger or a source (or an effect it set): that is what orders the read after the write.
   bool is_present() const noexcept { return root_->present_; }
-  /// Itself, as the element it is.
-  const element& as_element() const noexcept override { return *this; }
 
  protected:
   /// A port named `name` in `container`.
-  port_base(std::string name, reactor* container, port_direction direction);
+  port_base(std::string_view name, reactor* container, port_direction direction);
+  /// A multiport's channel.
+  port_base(detail::channel_name name, reactor* container, port_direction direction);
   /// Throws: the port has no value at this tag.
   [[noreturn]] void throw_absent() const;
   /// The value at the end of its connection chain.
@@ -99,28 +95,31 @@ class SPATE_API port_base : public element, public detail::event_target {
     const bool was_present = present_;
     deliver(std::move(value));
     if (!was_present)
-      for (const detail::channel_reader& c : channel_readers_) c.presence->mark(c.channel);
+      for (const port_base* c : channel_readers_) c->channel_of_->mark(c->channel_index_);
     return !was_present;
   }
   /// Absent again at the end of the tag, and so are the channels reading it.
   void clear_root() noexcept {
     if (!present_) return;
     clear();
-    for (const detail::channel_reader& c : channel_readers_) c.presence->reset();
+    for (const port_base* c : channel_readers_) c->channel_of_->reset();
   }
+  // Every list is a pointer_list: most ports have at most one entry in each, which then
+  // costs no allocation (uct's nodes have 15 ports each).
   port_direction direction_;
+  bool inward_is_delayed = false;    ///< its inward connection has an `after` delay or is physical
+  std::uint32_t channel_index_ = 0;  ///< its index, when it is a multiport's channel
   port_base* root_ = this;           ///< the port whose value this one reads (assembly)
   port_base* inward_ = nullptr;      ///< the upstream end of this port's connection, if any
-  bool inward_is_delayed = false;    ///< that connection has an `after` delay or is physical
-  std::vector<port_base*> outward_;  ///< downstream ends of connections without delay
-  std::vector<detail::delayed_connection*> delayed_;  ///< delayed connections from the closure
-  std::vector<detail::delayed_connection*> delayed_leaving_;  ///< delayed connections from here
-  std::vector<reaction*> readers_;  ///< reactions that declared it as trigger or source
-  std::vector<reaction*> writers_;  ///< reactions that declared it as an effect
-  /// When it is a multiport's channel: that multiport's presence and this channel's index.
-  detail::channel_reader as_channel_{nullptr, 0};
-  /// When it is a root: the multiport channels whose root it is (assembly).
-  std::vector<detail::channel_reader> channel_readers_;
+  detail::pointer_list<port_base*> outward_;  ///< downstream ends of connections without delay
+  detail::pointer_list<detail::delayed_connection*> delayed_;          ///< from the closure
+  detail::pointer_list<detail::delayed_connection*> delayed_leaving_;  ///< from this port
+  detail::pointer_list<reaction*> readers_;  ///< reactions that declared it as trigger or source
+  detail::pointer_list<reaction*> writers_;  ///< reactions that declared it as an effect
+  /// When it is a multiport's channel: that multiport's presence (else null).
+  detail::channel_presence* channel_of_ = nullptr;
+  /// When it is a root: the multiport channels (ports with channel_of_ set) whose root it is.
+  detail::pointer_list<port_base*> channel_readers_;
 };
 
 /// A port carrying values of type T.
@@ -168,8 +167,11 @@ template <class T>
 class input final : public port<T> {
  public:
   /// An input named `name` of `container`.
-  input(reactor* container, std::string name)
-      : port<T>(std::move(name), container, port_direction::input) {}
+  input(reactor* container, std::string_view name)
+      : port<T>(name, container, port_direction::input) {}
+  /// A multiport's channel (multiport makes these).
+  input(reactor* container, detail::channel_name name)
+      : port<T>(name, container, port_direction::input) {}
 };
 
 /// An output port.
@@ -177,8 +179,11 @@ template <class T>
 class output final : public port<T> {
  public:
   /// An output named `name` of `container`.
-  output(reactor* container, std::string name)
-      : port<T>(std::move(name), container, port_direction::output) {}
+  output(reactor* container, std::string_view name)
+      : port<T>(name, container, port_direction::output) {}
+  /// A multiport's channel (multiport makes these).
+  output(reactor* container, detail::channel_name name)
+      : port<T>(name, container, port_direction::output) {}
 
   /// Not a way to write: a reaction writes an output through the port_writer its body
   /// receives for a declared effect (compile error saying so).
@@ -202,33 +207,44 @@ class multiport {
 
   /// `width` ports named name[i].
   multiport(reactor* container, std::string name, std::size_t width)
-      : name_(std::move(name)), presence_(width) {
-    for (std::size_t i = 0; i < width; ++i) {
-      ports_.emplace_back(container, name_ + "[" + std::to_string(i) + "]");
-      ports_.back().as_channel_ = {&presence_, i};
+      : name_(std::move(name)),
+        presence_(width),
+        ports_(static_cast<Port*>(
+            ::operator new(width * sizeof(Port), std::align_val_t{alignof(Port)}))) {
+    try {
+      for (; width_ < width; ++width_) {
+        ::new (static_cast<void*>(ports_ + width_))
+            Port(container, detail::channel_name{&name_, static_cast<std::uint32_t>(width_)});
+        ports_[width_].channel_of_ = &presence_;
+        ports_[width_].channel_index_ = static_cast<std::uint32_t>(width_);
+      }
+    } catch (...) {
+      destroy();
+      throw;
     }
   }
   multiport(const multiport&) = delete;
   multiport& operator=(const multiport&) = delete;
+  ~multiport() { destroy(); }
 
   /// Its name.
   const std::string& name() const noexcept { return name_; }
   /// How many ports.
-  std::size_t width() const noexcept { return ports_.size(); }
+  std::size_t width() const noexcept { return width_; }
   /// How many ports.
-  std::size_t size() const noexcept { return ports_.size(); }
+  std::size_t size() const noexcept { return width_; }
   /// Port i.
   Port& operator[](std::size_t i) { return ports_[i]; }
   /// Port i.
   const Port& operator[](std::size_t i) const { return ports_[i]; }
   /// The first port.
-  auto begin() { return ports_.begin(); }
+  Port* begin() { return ports_; }
   /// After the last port.
-  auto end() { return ports_.end(); }
+  Port* end() { return ports_ + width_; }
   /// The first port.
-  auto begin() const { return ports_.begin(); }
+  const Port* begin() const { return ports_; }
   /// After the last port.
-  auto end() const { return ports_.end(); }
+  const Port* end() const { return ports_ + width_; }
 
   /// The channels present at this tag, in increasing order (LF's sparse iteration): costs
   /// in proportion to their number k (k log k), not to the width. Call it from a reaction that
@@ -249,9 +265,14 @@ class multiport {
   bool any_present() const noexcept { return !presence_.present().empty(); }
 
  private:
+  void destroy() noexcept {
+    while (width_ > 0) ports_[--width_].~Port();
+    ::operator delete(ports_, std::align_val_t{alignof(Port)});
+  }
   std::string name_;
   detail::channel_presence presence_;
-  std::deque<Port> ports_;  ///< deque: ports never move
+  Port* ports_;  ///< one block of `width` ports, made in place: ports never move
+  std::size_t width_ = 0;
 };
 
 template <class T>

@@ -70,7 +70,10 @@ class SPATE_API reaction : public element, private task {
   /// The reaction's level: the length of the longest dependency chain leading to it.
   std::size_t level() const noexcept { return level_; }
   /// Its deadline, when it has one.
-  std::optional<duration> deadline() const noexcept { return deadline_; }
+  std::optional<duration> deadline() const noexcept {
+    if (deadline_ == no_deadline) return std::nullopt;
+    return deadline_;
+  }
 
  protected:
   /// A reaction of `container`, `priority` in its declaration order.
@@ -95,24 +98,25 @@ class SPATE_API reaction : public element, private task {
   resume_result resume(std::size_t budget) override;
   void stage_logical(action_base& action, detail::erased_value value, duration delay);
 
-  std::size_t priority_;
-  std::optional<duration> deadline_;
-  /// Declarations.
-  std::vector<port_base*> trigger_ports_, source_ports_, effect_ports_;
-  std::vector<action_base*> trigger_actions_, effect_actions_;
+  static constexpr duration no_deadline = duration::min();
+  std::uint32_t priority_;
+  std::atomic<std::uint32_t> pending_{0};  ///< per tag (see below)
+  duration deadline_ = no_deadline;
+  /// Declarations (pointer_lists: most hold one port or none, at no allocation).
+  detail::pointer_list<port_base*> trigger_ports_, source_ports_, effect_ports_;
+  detail::pointer_list<action_base*> trigger_actions_, effect_actions_;
   /// The dependency graph (assembly).
-  std::vector<reaction*> successors_, predecessors_;
-  std::size_t level_ = 0;
-  std::size_t index_ = 0;  ///< position in the program's total order (level, then reactor tree)
+  detail::pointer_list<reaction*> successors_, predecessors_;
+  std::uint32_t level_ = 0;
+  std::uint32_t index_ = 0;  ///< position in the program's total order (level, then reactor tree)
   detail::reaction_scheduler* reaction_scheduler_ = nullptr;
   /// Per tag; see reaction_scheduler.hpp for who writes what when.
   std::uint64_t cone_generation_ = 0;
-  std::atomic<std::uint32_t> pending_{0};
   std::atomic<bool> triggered_{false};
-  reaction* chunk_next_ = nullptr;  ///< sparse tags: the next reaction of its level's chunk
   bool ran_ = false;
-  bool failed_ = false;  ///< threw at this tag: its mutation is dropped
-  std::vector<port_base*> set_ports_;
+  bool failed_ = false;             ///< threw at this tag: its mutation is dropped
+  reaction* chunk_next_ = nullptr;  ///< sparse tags: the next reaction of its level's chunk
+  detail::pointer_list<port_base*> set_ports_;
   std::vector<detail::staged_event> staged_;
   std::unique_ptr<detail::pending_mutation> mutation_;  ///< mutation.hpp
   friend detail::pending_mutation& detail::mutation_of(reaction&, reactor&);
@@ -276,7 +280,8 @@ using effect_handle_t = typename effect_traits<std::remove_cvref_t<D>>::handle;
 /// Trigger and source declarations: anything that denotes ports, or an action of any kind.
 template <class X>
 concept trigger_declaration =
-    port_selection<X> || std::is_base_of_v<action_base, std::remove_cvref_t<X>>;
+    port_selection<X> || std::is_base_of_v<action_base, std::remove_cvref_t<X>> ||
+    std::is_base_of_v<lifecycle_trigger, std::remove_cvref_t<X>>;
 
 /// How a declared effect is held until the body is given: a port list by value (it may be a
 /// temporary `bank.ports(...)`), anything else by address.
@@ -329,7 +334,8 @@ class typed_reaction final : public reaction {
                   "action_scheduler<T>&)");
     detail::require_not_negative("reaction", *this, "deadline", d);
     set_deadline(d);
-    deadline_handler_ = [this, h = std::move(handler)]() mutable { std::apply(h, handles_); };
+    deadline_handler_ = std::make_unique<std::function<void()>>(
+        [this, h = std::move(handler)]() mutable { std::apply(h, handles_); });
     return *this;
   }
 
@@ -341,12 +347,12 @@ class typed_reaction final : public reaction {
   }
   void invoke() override { std::apply(body_, handles_); }
   void invoke_deadline_handler() override {
-    if (deadline_handler_) deadline_handler_();
+    if (deadline_handler_) (*deadline_handler_)();
   }
 
   Body body_;
   handles handles_;
-  std::function<void()> deadline_handler_;
+  std::unique_ptr<std::function<void()>> deadline_handler_;  ///< few reactions have one
 };
 
 /// Registration in the reactor (element.cpp).
@@ -437,6 +443,8 @@ class [[nodiscard]] reaction_builder {
   void add_trigger(X&& x) {
     if constexpr (std::is_base_of_v<action_base, std::remove_cvref_t<X>>) {
       trigger_actions_.push_back(&x);
+    } else if constexpr (std::is_base_of_v<lifecycle_trigger, std::remove_cvref_t<X>>) {
+      trigger_actions_.push_back(&x.declared());
     } else {
       add_ports(as_port_list(x), 0);
     }

@@ -29,12 +29,12 @@
 #include <utility>
 #include <vector>
 
+#include "spate/platform/export.hpp"
 #include "spate/reactor/action.hpp"
 #include "spate/reactor/connection.hpp"
 #include "spate/reactor/port_list.hpp"
 #include "spate/reactor/reaction.hpp"
 #include "spate/reactor/tag.hpp"
-#include "spate/platform/export.hpp"
 
 namespace spate::reactor {
 
@@ -56,11 +56,11 @@ class mutation_point {
 /// A reactor: ports, actions, reactions and contained reactors (see the top of this file).
 class SPATE_API reactor : public element {
   /// The registries come first: the startup and shutdown members below register in them.
-  std::vector<port_base*> ports_;
-  std::vector<action_base*> actions_;
-  std::vector<reactor*> children_;
-  std::vector<std::unique_ptr<spate::reactor::reaction>> reactions_;
-  std::deque<connection> connections_;
+  detail::pointer_list<port_base*> ports_;
+  detail::pointer_list<action_base*> actions_;
+  detail::pointer_list<reactor*> children_;
+  detail::pointer_list<spate::reactor::reaction*> reactions_;  ///< owned (deleted by ~reactor)
+  detail::pointer_list<connection*> connections_;              ///< owned (deleted by ~reactor)
   std::vector<std::string> reactions_without_body_;
 
  public:
@@ -153,15 +153,22 @@ class SPATE_API reactor : public element {
   environment* env_;
   std::size_t bank_index_;
   std::size_t bank_width_;
-  /// What mutations made and own (mutation.hpp).
-  std::vector<std::unique_ptr<reactor>> created_;
-  std::vector<std::unique_ptr<connection>> created_connections_;
+  /// What mutations made and own (mutation.hpp); made at the first.
+  struct mutation_made {
+    std::vector<std::unique_ptr<reactor>> reactors;
+    std::vector<std::unique_ptr<connection>> connections;
+  };
+  std::unique_ptr<mutation_made> created_;
+  mutation_made& created() {
+    if (!created_) created_ = std::make_unique<mutation_made>();
+    return *created_;
+  }
 };
 
 /// N instances of a reactor (LF's bank): instance i is named "name[i]" and has bank_index() i.
 /// Constructor arguments after the width are passed to every instance.
 template <class R>
-requires std::is_base_of_v<reactor, R>
+  requires std::is_base_of_v<reactor, R>
 class bank {
  public:
   /// `width` instances of R named name[i], each built with `args`.

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "spate/reactor/tag.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/reactor/tag.hpp"
 
 namespace spate::reactor {
 

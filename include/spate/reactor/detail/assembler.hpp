@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "spate/reactor/detail/reaction_scheduler.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/reactor/detail/reaction_scheduler.hpp"
 
 namespace spate::reactor::detail {
 

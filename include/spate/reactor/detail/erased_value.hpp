@@ -5,6 +5,7 @@
 // an immutable std::shared_ptr<const T>, so one value read by many readers (a port fanned
 // out to many inputs, a multicast `after` connection) is never copied.
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -17,11 +18,42 @@ inline constexpr std::size_t inline_value_size = 16;
 template <class T>
 inline constexpr bool stored_in_place =
     std::is_trivially_copyable_v<T> && sizeof(T) <= inline_value_size &&
-    alignof(T) <= alignof(std::max_align_t);
+    alignof(T) <= alignof(void*);
 
 class erased_value {
  public:
-  erased_value() = default;
+  erased_value() noexcept : bytes_{} {}
+  erased_value(const erased_value& other) noexcept : bytes_{}, kind_(other.kind_) {
+    if (kind_ == kind::shared)
+      ::new (static_cast<void*>(&shared_)) std::shared_ptr<const void>(other.shared_);
+    else
+      copy_bytes(other);
+  }
+  erased_value(erased_value&& other) noexcept : bytes_{}, kind_(other.kind_) {
+    if (kind_ == kind::shared)
+      ::new (static_cast<void*>(&shared_)) std::shared_ptr<const void>(std::move(other.shared_));
+    else
+      copy_bytes(other);
+  }
+  erased_value& operator=(const erased_value& other) noexcept {
+    if (this != &other) {
+      erased_value copy(other);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  erased_value& operator=(erased_value&& other) noexcept {
+    if (this != &other) {
+      reset();
+      kind_ = other.kind_;
+      if (kind_ == kind::shared)
+        ::new (static_cast<void*>(&shared_)) std::shared_ptr<const void>(std::move(other.shared_));
+      else
+        copy_bytes(other);
+    }
+    return *this;
+  }
+  ~erased_value() { reset(); }
 
   template <class T, class U = std::decay_t<T>>
   static erased_value of(T&& value) {
@@ -30,7 +62,8 @@ class erased_value {
       ::new (static_cast<void*>(result.bytes_)) U(std::forward<T>(value));
       result.kind_ = kind::in_place;
     } else {
-      result.shared_ = std::make_shared<const U>(std::forward<T>(value));
+      ::new (static_cast<void*>(&result.shared_))
+          std::shared_ptr<const void>(std::make_shared<const U>(std::forward<T>(value)));
       result.kind_ = kind::shared;
     }
     return result;
@@ -42,7 +75,7 @@ class erased_value {
       return of(T(*value));
     } else {
       erased_value result;
-      result.shared_ = std::move(value);
+      ::new (static_cast<void*>(&result.shared_)) std::shared_ptr<const void>(std::move(value));
       result.kind_ = kind::shared;
       return result;
     }
@@ -78,15 +111,21 @@ class erased_value {
   }
 
   void reset() noexcept {
-    shared_.reset();
+    if (kind_ == kind::shared) shared_.~shared_ptr();
     kind_ = kind::empty;
   }
 
  private:
   enum class kind : unsigned char { empty, no_value, in_place, shared };
-  // Zeroed: copying a shared or empty value copies these bytes too (GCC -O3 warns otherwise).
-  alignas(std::max_align_t) unsigned char bytes_[inline_value_size]{};
-  std::shared_ptr<const void> shared_;
+  // In-place values are trivially copyable, so their bytes are the value.
+  void copy_bytes(const erased_value& other) noexcept {
+    std::memcpy(bytes_, other.bytes_, inline_value_size);
+  }
+  // One or the other, as kind_ says: an event or a port carries 32 bytes, not 48.
+  union {
+    alignas(void*) unsigned char bytes_[inline_value_size];
+    std::shared_ptr<const void> shared_;
+  };
   kind kind_ = kind::empty;
 };
 

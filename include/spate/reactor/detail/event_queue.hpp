@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
+#include "spate/platform/export.hpp"
 #include "spate/reactor/element.hpp"
 #include "spate/reactor/tag.hpp"
-#include "spate/platform/export.hpp"
 
 namespace spate::reactor::detail {
 

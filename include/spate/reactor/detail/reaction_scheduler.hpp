@@ -87,6 +87,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -117,7 +118,6 @@ struct SPATE_API program {
   std::vector<reaction*> reactions;  // by index; a reaction a mutation removed leaves a null
   std::vector<action_base*> startup_triggers, shutdown_triggers;
   std::vector<timer*> timers;
-  std::vector<std::string> reaction_names;  // fully qualified, by index
   std::vector<std::unique_ptr<delayed_connection>> delayed_connections;
   bool has_physical_inputs = false;
   std::size_t level_count = 0;
@@ -205,6 +205,7 @@ class SPATE_API reaction_scheduler {
   // Failures (reaction_failures.cpp; environment.hpp, "When a reaction throws").
   struct failure {
     std::size_t index;  // the reaction's, for the order within a tag
+    std::string name;   // fully qualified (the reaction may be removed before the report)
     bool in_deadline_handler;
     std::exception_ptr error;
   };
@@ -220,6 +221,11 @@ class SPATE_API reaction_scheduler {
   bool keep_alive_;
   starter starter_{*this};
   trace_recorder trace_;
+  /// With tracing on: every reaction's fully qualified name by index (a deque, so the trace's
+  /// pointers to them stay valid as mutations add reactions). Empty otherwise: a name per
+  /// reaction is ~100 bytes, at a million reactions a tenth of a gigabyte.
+  std::deque<std::string> trace_names_;
+  void name_new_reactions_for_trace();
 
   mutable std::mutex mutex_;
   std::condition_variable finished_cv_;
