@@ -79,6 +79,11 @@ std::vector<reactor*> assembler::collect(reactor* root) {
 }
 
 void assembler::declare(const std::vector<reaction*>& reactions) {
+  check_declarations(reactions);
+  record_declarations(reactions);
+}
+
+void assembler::check_declarations(const std::vector<reaction*>& reactions) {
   for (reaction* x : reactions) {
     reactor* owner = x->container();
     for (port_base* p : x->effect_ports_) {
@@ -108,7 +113,10 @@ void assembler::declare(const std::vector<reaction*>& reactions) {
         fail("reaction " + fqn(*x) + " declares " + fqn(*a) +
              " as an effect; a reaction schedules only its own reactor's actions");
   }
-  // Checked: now record (so a failed check leaves nothing behind).
+}
+
+// After check_declarations(), so that a failed check leaves nothing behind.
+void assembler::record_declarations(const std::vector<reaction*>& reactions) {
   for (reaction* x : reactions) {
     for (port_base* p : x->effect_ports_) p->writers_.push_back(x);
     for (port_base* p : x->trigger_ports_) p->readers_.push_back(x);

@@ -180,7 +180,8 @@ std::size_t next_reaction_priority(reactor& owner) {
   return owner.reactions_.size() + 1;
 }
 void add_reaction(reactor& owner, std::unique_ptr<reaction> r) {
-  owner.reactions_.push_back(r.release());  // owned by the reactor: ~reactor deletes it
+  owner.reactions_.push_back(r.get());  // may throw: `r` still owns it then
+  r.release();                          // owned by the reactor now: ~reactor deletes it
 }
 void note_reaction_without_body(reactor& owner, const std::string& name) {
   owner.reactions_without_body_.push_back(name.empty() ? "(unnamed)" : name);

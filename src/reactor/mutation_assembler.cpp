@@ -61,6 +61,10 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
     if (!c->delay_.has_value())
       for (std::size_t i = 0; i < c->to_.size(); ++i)
         extra_outward[c->from_[i % c->from_.size()]].push_back(c->to_[i]);
+  // A mutation that fails any check leaves the program as it was: the declarations are
+  // checked before any edge is added (their ports are recorded only once everything passed),
+  // and a self-loop is refused before the first edge goes in.
+  check_declarations(reactions);
   // Readers of the new reactions are known only after declare(); gather them tentatively.
   std::map<port_base*, std::vector<reaction*>> extra_readers;
   for (reaction* x : reactions) {
@@ -135,9 +139,10 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   // - Otherwise, the region is everything reachable from the new edges' targets.
   // The same order then sets the levels in one sweep, and levels are raised past the
   // region's edge only where an edge now demands it.
+  for (auto& [u, v] : edges)
+    if (u == v) fail("mutation rejected: " + describe_cycle({u}, u));
   std::vector<std::pair<reaction*, reaction*>> added;
   for (auto& [u, v] : edges) {
-    if (u == v) fail("mutation rejected: " + describe_cycle({u}, u));
     if (std::find(u->successors_.begin(), u->successors_.end(), v) != u->successors_.end())
       continue;
     u->successors_.push_back(v);
@@ -230,7 +235,7 @@ assembler::mutation_result assembler::add(program& prog, reactor& owner,
   }
 
   // Checked: change the program.
-  declare(reactions);
+  record_declarations(reactions);
   for (auto& [r, c] : all_connections) wire(*c, prog);
   mutation_result result;
   for (reaction* x : reactions) {

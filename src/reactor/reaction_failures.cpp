@@ -37,7 +37,12 @@ std::string what_of(const std::exception_ptr& error) {
 // called request_stop(): the tag finishes, the shutdown tag is the next microstep.
 void reaction_scheduler::record_failure(reaction* r, bool in_deadline_handler) {
   r->failed_ = true;
-  std::string name = r->fully_qualified_name();
+  std::string name;
+  try {  // (in a handler: a failure to build the name must not escape to the worker)
+    name = r->fully_qualified_name();
+  } catch (...) {
+    name = "(a reaction)";
+  }
   std::lock_guard lock(mutex_);
   tag_failures_.push_back(
       failure{r->index_, std::move(name), in_deadline_handler, std::current_exception()});

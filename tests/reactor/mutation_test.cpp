@@ -136,6 +136,63 @@ TEST(ReactorMutation, ABrokenMutationIsRejectedWholeWithItsCycleNamed) {
   EXPECT_EQ(env.reaction_count(), 4u);  // a.hello, a.double, feed, watch: nothing of b, c, d
 }
 
+// A created reactor whose reaction declares an effect it may not have (its container's
+// output, already read by `watch`): the mutation is refused before any dependency edge goes
+// in, so `watch` keeps no edge from the freed reaction (ASan saw its predecessor list point
+// into freed memory once a later mutation made the next tags compute their cones again).
+struct trespasser : reactor {
+  trespasser(context ctx, output<int>* outside) : reactor(ctx) {
+    reaction("write_outside").triggers(startup).effects(*outside).body([](port_writer<int>& out) {
+      out.set(-1);
+    });
+  }
+};
+
+struct host : reactor {
+  timer tick{this, "tick", 0ms, 1ms};
+  output<int> out{this, "out"};
+  int n = 0;
+  explicit host(context ctx) : reactor(ctx) {
+    reaction("emit")
+        .triggers(tick)
+        .effects(out, mutations)
+        .body([this](port_writer<int>& out, mutator& m) {
+          out.set(++n);
+          if (n == 2) m.create<trespasser>("trespasser", &this->out);
+          // A mutation that succeeds: the program's cones are computed afresh after it.
+          if (n == 3) m.create<doubler>("bystander");
+        });
+  }
+};
+
+struct hosting : reactor {
+  host h{{this, "h"}};
+  std::vector<int> seen;
+  explicit hosting(context ctx) : reactor(ctx) {
+    reaction("watch").triggers(h.out).body([this] { seen.push_back(h.out.get()); });
+  }
+};
+
+TEST(ReactorMutation, ARefusedDeclarationLeavesNoEdgeBehind) {
+  // Cone tags walk the predecessors (where the dangling edge was); sparse tags do not.
+  for (const auto& [mode, sparse] : {std::pair{scheduling_mode::precise, sparse_tags::never},
+                                     std::pair{scheduling_mode::precise, sparse_tags::automatic},
+                                     std::pair{scheduling_mode::levels, sparse_tags::automatic}}) {
+    std::vector<std::string> errors;
+    spate::runtime rt{quiet_workers(2, &errors)};
+    environment env{rt, {.mode = mode, .sparse = sparse, .fast = true, .timeout = 5ms}};
+    auto& program = env.make_top<hosting>("main");
+    env.run();
+    EXPECT_EQ(env.rejected_mutations(), 1u);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].find("reaction main.h.trespasser.write_outside declares main.h.out as an "
+                             "effect"),
+              std::string::npos)
+        << errors[0];
+    EXPECT_EQ(program.seen, (std::vector<int>{1, 2, 3, 4, 5, 6}));  // ticks 0..5 ms, unchanged
+  }
+}
+
 // Savina's Fibonacci as reactors: each node creates its two children by a mutation, adds
 // their results, and removes them.
 using spate_examples::fib_node;

@@ -168,8 +168,9 @@ class SPATE_API lifecycle_action final : public action_base {
 /// Present at the first tag (startup) or at the last tag (shutdown) of a run. Every reactor
 /// has one of each: `triggers(startup)`. The action behind it is made when a reaction first
 /// declares it: most reactors never do, and a program of a million reactors would otherwise
-/// carry two million actions. Its presence is therefore seen by the reactions that declare it
-/// (the only ones that can read it without a race).
+/// carry two million actions. So only a reaction of a reactor that declared it sees it
+/// present (and a top-level reactor's startup, which always exists: every program has its
+/// startup tag); a reactor made by a mutation adds a startup tag only when it declared one.
 class SPATE_API lifecycle_trigger {
  public:
   lifecycle_trigger(const lifecycle_trigger&) = delete;
@@ -179,17 +180,21 @@ class SPATE_API lifecycle_trigger {
   /// The action behind it; null until a reaction declares it (or it is a top-level
   /// reactor's startup, which always exists: every program has its startup tag).
   action_base* action() const noexcept { return action_.get(); }
-  /// The action behind it, made now if it was not yet.
-  action_base& declared() {
-    if (!action_) action_ = std::make_unique<detail::lifecycle_action>(owner_, kind_);
-    return *action_;
-  }
 
  protected:
   lifecycle_trigger(reactor* owner, action_base::kind k) noexcept : owner_(owner), kind_(k) {}
   ~lifecycle_trigger() = default;
 
  private:
+  template <class... E>
+  friend class reaction_builder;
+  friend class detail::assembler;
+  /// The action behind it, made now if it was not yet (declaration and assembly only: an
+  /// action made later would belong to no program).
+  action_base& declared() {
+    if (!action_) action_ = std::make_unique<detail::lifecycle_action>(owner_, kind_);
+    return *action_;
+  }
   reactor* owner_;
   action_base::kind kind_;
   std::unique_ptr<detail::lifecycle_action> action_;

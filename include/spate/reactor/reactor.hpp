@@ -55,7 +55,8 @@ class mutation_point {
 
 /// A reactor: ports, actions, reactions and contained reactors (see the top of this file).
 class SPATE_API reactor : public element {
-  /// The registries come first: the startup and shutdown members below register in them.
+  /// The registries come first: what registers in them (ports, actions, and the startup and
+  /// shutdown triggers' actions once declared) may be made by members declared below.
   detail::pointer_list<port_base*> ports_;
   detail::pointer_list<action_base*> actions_;
   detail::pointer_list<reactor*> children_;

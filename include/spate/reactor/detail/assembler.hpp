@@ -58,7 +58,9 @@ class SPATE_API assembler {
   // Shared by the static assembly (assembler.cpp) and mutations (mutation_assembler.cpp).
   [[noreturn]] static void fail(const std::string& text);  // throws assembly_error
   static std::string fqn(const element& e);
-  static void declare(const std::vector<reaction*>& reactions);
+  static void declare(const std::vector<reaction*>& reactions);  ///< check, then record
+  static void check_declarations(const std::vector<reaction*>& reactions);
+  static void record_declarations(const std::vector<reaction*>& reactions);
   // `through_own_ports`: a mutation's connection may also leave the owner's own output and
   // enter its own input (a reaction cannot declare the ports of a reactor created later, so
   // it reaches created reactors through its own ports).

@@ -2,7 +2,7 @@
 // An element's name in 16 bytes (a std::string is 32, and heap-allocates past 15 characters).
 // A program holds one per port, action, reaction and reactor: at a million ports the
 // difference is tens of megabytes. Three forms:
-//   - up to 15 characters, in place;
+//   - up to 14 characters, in place;
 //   - longer, on the heap;
 //   - a multiport channel's "name[i]", held as its multiport's name (which outlives the
 //     channel: the multiport owns its channels) and i, and spelled out only when asked

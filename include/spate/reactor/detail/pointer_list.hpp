@@ -16,6 +16,7 @@
 // The element pointers must therefore be at least 2-byte aligned (every object type here is).
 //
 // Threads: none of its own; the owner's rules apply (like std::vector).
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -67,8 +68,10 @@ class pointer_list {
   T front() const noexcept { return *begin(); }
   T back() const noexcept { return begin()[size() - 1]; }
 
-  /// Appends `value` (not null: null is the empty list's word).
+  /// Appends `value` (not null: null is the empty list's word; and at least 2-byte aligned:
+  /// the low bit tells a block from an element).
   void push_back(T value) {
+    assert(value != nullptr && (reinterpret_cast<std::uintptr_t>(value) & 1U) == 0);
     if (block* b = as_block()) {
       if (b->size == b->capacity) b = grow(b);
       b->items()[b->size++] = value;
@@ -82,14 +85,15 @@ class pointer_list {
       set_block(fresh);
     }
   }
-  /// Removes the last element.
+  /// Removes the last element (precondition: not empty).
   void pop_back() noexcept {
+    assert(!empty());
     if (block* b = as_block())
       --b->size;
     else
       word_ = nullptr;
   }
-  /// Removes [first, end()) (for the erase-remove idiom).
+  /// Removes [first, last), moving the rest down (for the erase-remove idiom).
   void erase(T* first, T* last) noexcept {
     T* stop = end();
     T* out = first;
