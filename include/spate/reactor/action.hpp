@@ -182,6 +182,7 @@ class SPATE_API lifecycle_trigger {
   action_base* action() const noexcept { return action_.get(); }
 
  protected:
+  /// `owner`'s trigger for its first tag (`kind::startup`) or its last (`kind::shutdown`).
   lifecycle_trigger(reactor* owner, action_base::kind k) noexcept : owner_(owner), kind_(k) {}
   ~lifecycle_trigger() = default;
 
