@@ -291,9 +291,9 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
 
   // 2. Connections.
   for (reactor* r : reactors)
-    for (const auto& c : r->connections_) check_connection(r, *c, prog.has_physical_inputs, false);
+    for (connection* c : r->connections_) check_connection(r, *c, prog.has_physical_inputs, false);
   for (reactor* r : reactors) {
-    for (const auto& c : r->connections_) {
+    for (connection* c : r->connections_) {
       for (std::size_t i = 0; i < c->to_.size(); ++i) {
         port_base* from = c->from_[i % c->from_.size()];
         port_base* to = c->to_[i];
@@ -307,7 +307,7 @@ program assembler::assemble(const std::vector<reactor*>& tops) {
   for (reactor* r : reactors)
     for (port_base* p : r->ports_) p->inward_ = nullptr;
   for (reactor* r : reactors)
-    for (const auto& c : r->connections_) wire(*c, prog);
+    for (connection* c : r->connections_) wire(*c, prog);
   for (reactor* r : reactors)
     for (port_base* p : r->ports_)
       if (p->inward_ != nullptr && !p->writers_.empty())

@@ -67,12 +67,15 @@ void reject_negative_connection_delay(std::span<port_base* const> from,
 
 port_base::port_base(std::string_view name, reactor* container, port_direction direction)
     : element(name, container), event_target(target_kind::port), direction_(direction) {
-  if (container == nullptr) throw std::invalid_argument("a port needs its reactor: {this, name}");
-  container->ports_.push_back(this);
+  join(container);
 }
 
 port_base::port_base(detail::channel_name name, reactor* container, port_direction direction)
     : element(name, container), event_target(target_kind::port), direction_(direction) {
+  join(container);
+}
+
+void port_base::join(reactor* container) {
   if (container == nullptr) throw std::invalid_argument("a port needs its reactor: {this, name}");
   container->ports_.push_back(this);
 }

@@ -78,9 +78,10 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
     }
   }
   for (reactor* gone : m.removed) {
-    auto it = std::find_if(owner.created().reactors.begin(), owner.created().reactors.end(),
+    auto& made = owner.created();
+    auto it = std::find_if(made.reactors.begin(), made.reactors.end(),
                            [&](const std::unique_ptr<reactor>& r) { return r.get() == gone; });
-    if (it == owner.created().reactors.end()) {
+    if (it == made.reactors.end()) {
       ++rejected_mutations_;
       // (Not named: it may be a reactor whose creation was rejected, already freed.)
       runtime_->report_error("reactor " + owner.fully_qualified_name() +
@@ -97,7 +98,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
       inside.insert(r);
       removed_this_tag_.insert(r);
     }
-    auto& conns = owner.created().connections;
+    auto& conns = made.connections;
     conns.erase(std::remove_if(conns.begin(), conns.end(),
                                [&](const std::unique_ptr<connection>& c) {
                                  return c->touches([&](const port_base* p) {
@@ -106,7 +107,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
                                }),
                 conns.end());
     graveyard_.push_back(std::move(*it));  // freed after the batch
-    owner.created().reactors.erase(it);
+    made.reactors.erase(it);
     ++graph_generation_;
   }
 }

@@ -89,6 +89,8 @@ class SPATE_API port_base : public element, public detail::event_target {
   friend void set_port_value(reaction&, port_base&, detail::erased_value);
   template <class Port>
   friend class multiport;
+  /// Registers in `container` (both constructors).
+  void join(reactor* container);
   /// Delivers a value to this root port; when it was absent, marks the multiport channels
   /// reading it and returns true.
   bool deliver_to_root(detail::erased_value value) {
