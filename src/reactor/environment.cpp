@@ -83,14 +83,11 @@ time_point environment::start_time() const noexcept {
 }
 
 std::size_t environment::reaction_count() const {
-  if (reaction_scheduler_ == nullptr) return 0;
-  const auto& all = reaction_scheduler_->assembled().reactions;  // removed ones leave a null
-  return static_cast<std::size_t>(
-      std::count_if(all.begin(), all.end(), [](const reaction* r) { return r != nullptr; }));
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->reaction_count();
 }
 
 std::size_t environment::level_count() const {
-  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->assembled().level_count;
+  return reaction_scheduler_ == nullptr ? 0 : reaction_scheduler_->level_count();
 }
 
 std::size_t environment::rejected_mutations() const {

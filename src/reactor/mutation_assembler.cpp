@@ -343,7 +343,7 @@ std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_roo
       auto& succ = p->successors_;
       succ.erase(std::remove(succ.begin(), succ.end(), x), succ.end());
     }
-    prog.reactions[x->index_] = nullptr;  // a tombstone keeps the other indices
+    prog.reactions[x->index_] = nullptr;  // closed up after the tag's mutations
   }
   // A walk up from an outside port may have stopped at a port inside the subtree (an outside
   // port fed from inside, not yet unwired when the walk passed it); that one is about to be

@@ -39,8 +39,7 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
       trace_(options.trace),
       timer_link_(std::make_shared<timer_link>()) {
   timer_link_->owner = this;
-  for (reaction* r : program_.reactions)
-    if (r != nullptr) r->reaction_scheduler_ = this;
+  for (reaction* r : program_.reactions) r->reaction_scheduler_ = this;
   by_level_.resize(program_.level_count);
   // One worker: the whole level in one task. Several: a few chunks per worker, so that
   // uneven reactions still spread (each chunk can be stolen).
@@ -52,8 +51,9 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
 
 void reaction_scheduler::name_new_reactions_for_trace() {
   if (!trace_.enabled()) return;
-  for (std::size_t i = trace_names_.size(); i < program_.reactions.size(); ++i)
-    trace_names_.push_back(program_.reactions[i]->fully_qualified_name());
+  for (std::size_t i = trace_name_of_.size(); i < program_.reactions.size(); ++i)
+    trace_name_of_.push_back(
+        &trace_names_.emplace_back(program_.reactions[i]->fully_qualified_name()));
 }
 
 void reaction_scheduler::timer_link::fire(std::uint64_t generation) {
@@ -113,6 +113,16 @@ void reaction_scheduler::set_stop_locked(const tag& at) {
 bool reaction_scheduler::is_started() const {
   std::lock_guard lock(mutex_);
   return phase_ != phase::not_started;
+}
+
+std::size_t reaction_scheduler::reaction_count() const {
+  std::lock_guard lock(mutex_);
+  return program_.reactions.size();
+}
+
+std::size_t reaction_scheduler::level_count() const {
+  std::lock_guard lock(mutex_);
+  return program_.level_count;
 }
 
 std::size_t reaction_scheduler::rejected_mutations() const {
@@ -431,7 +441,7 @@ void reaction_scheduler::execute(reaction* r) {
   } catch (...) {
     record_failure(r, in_deadline_handler);
   }
-  if (traced) trace_.reaction_ran(&trace_names_[r->index_], begin, clock::now());
+  if (traced) trace_.reaction_ran(trace_name_of_[r->index_], begin, clock::now());
 }
 
 reaction* reaction_scheduler::complete_precise(reaction* r, std::size_t& unsettled) {

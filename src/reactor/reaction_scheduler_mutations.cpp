@@ -24,8 +24,43 @@ void reaction_scheduler::apply_mutations_locked() {
   mutated_by_.clear();
   for (auto& m : batch)
     if (removed_this_tag_.count(m->owner) == 0) apply_mutation_locked(*m);  // else dropped
+  if (!removed_this_tag_.empty()) close_removed_slots_locked();
   removed_this_tag_.clear();
   graveyard_.clear();  // frees what was removed, now that no mutation refers to it
+}
+
+// A removal leaves null slots in the reaction table (assembler::remove). Closing them up
+// keeps the table, and everything this scheduler keeps by reaction index, proportional to the
+// live program however many reactors come and go. The survivors keep their relative order, so
+// the total order the indices define (staged events, mutations and failures within a tag) is
+// the same as before the removal; only the numbers change, and each per-index entry moves with
+// its reaction.
+void reaction_scheduler::close_removed_slots_locked() {
+  std::vector<reaction*>& all = program_.reactions;
+  const auto move_entry = [](auto& by_index, std::size_t from, std::size_t to) {
+    if (from < by_index.size()) by_index[to] = std::move(by_index[from]);
+  };
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    reaction* r = all[i];
+    if (r == nullptr) continue;
+    if (i != kept) {
+      all[kept] = r;
+      r->index_ = static_cast<std::uint32_t>(kept);
+      move_entry(solo_cones_, i, kept);
+      move_entry(seed_stats_, i, kept);
+      move_entry(trace_name_of_, i, kept);
+    }
+    ++kept;
+  }
+  all.resize(kept);
+  const auto truncate = [kept](auto& by_index) {
+    if (by_index.size() > kept) by_index.resize(kept);
+  };
+  truncate(solo_cones_);
+  truncate(seed_stats_);
+  truncate(trace_name_of_);
+  if (kept <= max_cached_cone) solo_cones_.resize(kept);  // the table may have shrunk below it
 }
 
 // The created reactors registered themselves in their owner when constructed; a mutation that

@@ -2,7 +2,10 @@
 // next tag; rejected whole (with the cycle named) when they would close a causality loop.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "../../examples/reactor_fib.hpp"
 #include "lf_test_support.hpp"
@@ -92,6 +95,78 @@ TEST(ReactorMutation, CreatedReactorsJoinAtTheNextTagAndLeaveWhenRemoved) {
     EXPECT_EQ(env.rejected_mutations(), 0u);
     EXPECT_TRUE(errors.empty());
   }
+}
+
+// Built in steps: GCC 12 (-O3) misreads "w" + std::to_string(k) here as an oversized copy.
+std::string witness_name(int k) {
+  std::string name = "w";
+  name += std::to_string(k);
+  return name;
+}
+
+// Records every value it hears, under its own name, in a log its creator keeps.
+struct witness : reactor {
+  input<int> in{this, "in"};
+  explicit witness(context ctx, std::mutex* mutex, std::map<std::string, std::vector<int>>* log)
+      : reactor(ctx) {
+    reaction("record").triggers(in).body([this, mutex, log] {
+      std::lock_guard lock(*mutex);
+      (*log)[name()].push_back(in.get());
+    });
+  }
+};
+
+// Tick n creates witness w<n> and removes w<n-2>, so each witness hears two ticks and every
+// removal renumbers the witnesses made after it.
+struct churner : reactor {
+  static constexpr int created = 15;
+  timer tick{this, "tick", 0ms, 1ms};
+  output<int> out{this, "out"};
+  std::mutex mutex;
+  std::map<std::string, std::vector<int>> log;
+  std::vector<witness*> made;
+  int n = 0;
+  explicit churner(context ctx) : reactor(ctx) {
+    reaction("tick")
+        .triggers(tick)
+        .effects(out, mutations)
+        .body([this](port_writer<int>& out, mutator& m) {
+          out.set(++n);
+          if (n <= created) {
+            made.push_back(&m.create<witness>(witness_name(n), &mutex, &log));
+            m.connect(this->out, made.back()->in);
+          }
+          if (n >= 3 && n - 2 <= created) m.remove(*made[n - 3]);
+        });
+  }
+};
+
+TEST(ReactorMutation, RemovedReactionsLeaveNoSlotAndSurvivorsKeepTheirNames) {
+  for (auto mode : {scheduling_mode::precise, scheduling_mode::levels})
+    for (std::size_t workers : {1u, 2u}) {
+      SCOPED_TRACE(testing::Message() << "workers " << workers);
+      std::vector<std::string> errors;
+      spate::runtime rt{quiet_workers(workers, &errors)};
+      environment env{rt, {.mode = mode, .fast = true, .timeout = 30ms, .trace = true}};
+      auto& c = env.make_top<churner>("main");
+      env.run();
+      for (auto& e : errors) ADD_FAILURE() << e;
+      // Every witness heard the two ticks after the one that made it, and nothing else.
+      ASSERT_EQ(c.log.size(), static_cast<std::size_t>(churner::created));
+      for (int k = 1; k <= churner::created; ++k)
+        EXPECT_EQ(c.log[witness_name(k)], (std::vector<int>{k + 1, k + 2})) << k;
+      // The table holds the live program only: `tick`, every witness gone.
+      EXPECT_EQ(env.reaction_count(), 1u);
+      // The trace names each run after the reaction that ran, across the renumbering.
+      const std::string trace = env.trace_json();
+      for (int k = 1; k <= churner::created; ++k) {
+        const std::string name = "\"main." + witness_name(k) + ".record\"";
+        std::size_t count = 0;
+        for (auto at = trace.find(name); at != std::string::npos; at = trace.find(name, at + 1))
+          ++count;
+        EXPECT_EQ(count, 2u) << name;
+      }
+    }
 }
 
 struct looper : reactor {

@@ -108,7 +108,9 @@ class SPATE_API reaction : public element, private task {
   /// The dependency graph (assembly).
   detail::pointer_list<reaction*> successors_, predecessors_;
   std::uint32_t level_ = 0;
-  std::uint32_t index_ = 0;  ///< position in the program's total order (level, then reactor tree)
+  /// Position in the program's total order: at assembly level, then reactor tree; a mutation's
+  /// reactions after all others. A removal renumbers the ones after it, keeping their order.
+  std::uint32_t index_ = 0;
   detail::reaction_scheduler* reaction_scheduler_ = nullptr;
   /// Per tag; see reaction_scheduler.hpp for who writes what when.
   std::uint64_t cone_generation_ = 0;

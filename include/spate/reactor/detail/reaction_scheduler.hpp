@@ -115,7 +115,9 @@ namespace spate::reactor::detail {
 
 struct SPATE_API program {
   std::vector<reactor*> tops;
-  std::vector<reaction*> reactions;  // by index; a reaction a mutation removed leaves a null
+  // By index: the program's total order. A reaction a mutation removes leaves a null here
+  // only until the end of that tag's mutations (reaction_scheduler::close_removed_slots).
+  std::vector<reaction*> reactions;
   std::vector<action_base*> startup_triggers, shutdown_triggers;
   std::vector<timer*> timers;
   std::vector<std::unique_ptr<delayed_connection>> delayed_connections;
@@ -138,6 +140,9 @@ class SPATE_API reaction_scheduler {
   void request_stop();
   bool is_started() const;
   std::size_t rejected_mutations() const;
+  // The live program's reactions and levels (any thread; mutations change them).
+  std::size_t reaction_count() const;
+  std::size_t level_count() const;
   // Tags whose reactions have all run, and reactions run in them (any thread).
   std::uint64_t tags_completed() const noexcept {
     return tags_completed_.load(std::memory_order_relaxed);
@@ -153,7 +158,6 @@ class SPATE_API reaction_scheduler {
   // The tag being run; for reactions (written before they start).
   tag current_tag() const noexcept { return current_; }
   time_point start_time() const noexcept { return start_time_; }
-  const program& assembled() const noexcept { return program_; }
   const trace_recorder& trace() const noexcept { return trace_; }
 
   // Any thread.
@@ -199,6 +203,7 @@ class SPATE_API reaction_scheduler {
   // Mutations (reaction_scheduler_mutations.cpp).
   void apply_mutations_locked();
   void apply_mutation_locked(pending_mutation& m);
+  void close_removed_slots_locked();
   void drop_mutation(reaction* r);
   static void forget_created(pending_mutation& m);
 
@@ -221,10 +226,12 @@ class SPATE_API reaction_scheduler {
   bool keep_alive_;
   starter starter_{*this};
   trace_recorder trace_;
-  /// With tracing on: every reaction's fully qualified name by index (a deque, so the trace's
-  /// pointers to them stay valid as mutations add reactions). Empty otherwise: a name per
-  /// reaction is ~100 bytes, at a million reactions a tenth of a gigabyte.
+  /// With tracing on: every reaction's fully qualified name, by index in trace_name_of_. The
+  /// names live in a deque that only grows, so the trace's pointers to them stay valid as
+  /// mutations add, remove and renumber reactions. Empty otherwise: a name per reaction is
+  /// ~100 bytes, at a million reactions a tenth of a gigabyte.
   std::deque<std::string> trace_names_;
+  std::vector<const std::string*> trace_name_of_;
   void name_new_reactions_for_trace();
 
   mutable std::mutex mutex_;
