@@ -171,7 +171,7 @@ void assembler::wire(connection& c, program& prog) {
       to->inward_is_delayed = true;
       prog.delayed_connections.push_back(std::make_unique<delayed_connection>(
           delayed_connection{from, to, *c.delay_, c.physical_}));
-      from->delayed_leaving_.push_back(prog.delayed_connections.back().get());
+      from->delayed_links().leaving.push_back(prog.delayed_connections.back().get());
     } else {
       from->outward_.push_back(to);
     }
@@ -180,7 +180,7 @@ void assembler::wire(connection& c, program& prog) {
 
 void assembler::close_root(port_base* root) {
   root->triggered_.clear();
-  root->delayed_.clear();
+  if (root->delayed_ != nullptr) root->delayed_->from_closure.clear();
   root->channel_readers_.clear();
   std::vector<port_base*> stack{root};
   std::set<reaction*> seen;
@@ -194,7 +194,8 @@ void assembler::close_root(port_base* root) {
               x->trigger_ports_.end() &&
           seen.insert(x).second)
         root->triggered_.push_back(x);
-    for (delayed_connection* d : p->delayed_leaving_) root->delayed_.push_back(d);
+    for (delayed_connection* d : p->delayed_leaving())
+      root->delayed_links().from_closure.push_back(d);
     for (port_base* q : p->outward_) stack.push_back(q);
   }
   std::sort(root->triggered_.begin(), root->triggered_.end(), by_index);

@@ -154,7 +154,7 @@ void set_port_value(reaction& by, port_base& port, detail::erased_value value) {
   // list, and every writer of a port runs before all of them.
   if (port.deliver_to_root(std::move(value))) by.set_ports_.push_back(&port);
   for (reaction* r : port.triggered_) r->triggered_.store(true, std::memory_order_relaxed);
-  for (detail::delayed_connection* c : port.delayed_)
+  for (detail::delayed_connection* c : port.delayed_from_closure())
     by.staged_.push_back(detail::staged_event{c->to, nullptr, port.value_, c->delay, c->physical});
 }
 

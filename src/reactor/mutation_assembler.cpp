@@ -305,10 +305,12 @@ std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_roo
       port_base* from = p->inward_;
       auto& out = from->outward_;
       out.erase(std::remove(out.begin(), out.end(), p), out.end());
-      auto& delayed = from->delayed_leaving_;
-      delayed.erase(std::remove_if(delayed.begin(), delayed.end(),
-                                   [&](delayed_connection* d) { return d->to == p; }),
-                    delayed.end());
+      if (from->delayed_ != nullptr) {
+        auto& delayed = from->delayed_->leaving;
+        delayed.erase(std::remove_if(delayed.begin(), delayed.end(),
+                                     [&](delayed_connection* d) { return d->to == p; }),
+                      delayed.end());
+      }
       while (from->inward_ != nullptr && !from->inward_is_delayed) from = from->inward_;
       outside_roots.insert(from);
     }
@@ -317,7 +319,7 @@ std::vector<event_target*> assembler::remove(program& prog, reactor& subtree_roo
         q->inward_ = nullptr;
         outside_roots.insert(q);
       }
-    for (delayed_connection* d : p->delayed_leaving_)
+    for (delayed_connection* d : p->delayed_leaving())
       if (ports.count(d->to) == 0) {
         d->to->inward_ = nullptr;
         d->to->inward_is_delayed = false;

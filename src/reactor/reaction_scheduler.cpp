@@ -320,7 +320,7 @@ reaction* reaction_scheduler::begin_tag(const tag& t, bool is_stop_tag,
                      erased_value::empty_present());
     } else if (e.target->kind() == event_target::target_kind::port) {
       auto* p = static_cast<port_base*>(e.target);
-      for (delayed_connection* c : p->delayed_) {
+      for (delayed_connection* c : p->delayed_from_closure()) {
         tag at =
             c->physical ? physical_tag_locked(clock::now() + c->delay) : t.delayed_by(c->delay);
         place_locked(c->to, nullptr, at, p->value_);

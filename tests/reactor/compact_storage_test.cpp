@@ -89,6 +89,15 @@ TEST(ElementName, SpellsShortLongAndChannelNames) {
   EXPECT_EQ(detail::element_name(detail::channel_name{&base, 7}).str(), "from_children[7]");
 }
 
+// The layout the memory figures of docs/benchmarks/reactor-memory rest on (LP64): a port's
+// small fields sit in its event_target base's tail padding, its delayed connections apart.
+TEST(CompactStorage, APortIsTwoCacheLines) {
+  if constexpr (sizeof(void*) == 8) {
+    EXPECT_EQ(sizeof(input<int>), 128u);
+    EXPECT_EQ(sizeof(output<std::string>), 128u);
+  }
+}
+
 TEST(ErasedValue, KeepsInPlaceAndSharedValuesThroughCopiesAndMoves) {
   static_assert(sizeof(detail::erased_value) == 24);
   auto small = detail::erased_value::of(42);

@@ -54,6 +54,17 @@ class channel_presence {
   std::atomic<std::size_t> count_{0};
 };
 
+/// A port's delayed connections (`connect(...).after(d)` and physical ones), kept apart
+/// from the port because few ports have any: in place, these two lists would cost every port
+/// 16 bytes.
+struct delayed_links {
+  /// On a root: the delayed connections leaving any port of its closure (the ports that
+  /// read its value), which its value travels along when it is set.
+  pointer_list<delayed_connection*> from_closure;
+  /// The delayed connections leaving this port.
+  pointer_list<delayed_connection*> leaving;
+};
+
 }  // namespace detail
 
 template <class Port>
@@ -100,6 +111,21 @@ class SPATE_API port_base : public element, public detail::event_target {
       for (const port_base* c : channel_readers_) c->channel_of_->mark(c->channel_index_);
     return !was_present;
   }
+  /// On a root: the delayed connections leaving any port that reads it.
+  std::span<detail::delayed_connection* const> delayed_from_closure() const noexcept {
+    return delayed_ == nullptr ? std::span<detail::delayed_connection* const>{}
+                               : delayed_->from_closure.span();
+  }
+  /// The delayed connections leaving this port.
+  std::span<detail::delayed_connection* const> delayed_leaving() const noexcept {
+    return delayed_ == nullptr ? std::span<detail::delayed_connection* const>{}
+                               : delayed_->leaving.span();
+  }
+  /// Its delayed connection lists, made on first use (assembly and mutations).
+  detail::delayed_links& delayed_links() {
+    if (delayed_ == nullptr) delayed_ = std::make_unique<detail::delayed_links>();
+    return *delayed_;
+  }
   /// Absent again at the end of the tag, and so are the channels reading it.
   void clear_root() noexcept {
     if (!present_) return;
@@ -114,8 +140,8 @@ class SPATE_API port_base : public element, public detail::event_target {
   port_base* root_ = this;           ///< the port whose value this one reads (assembly)
   port_base* inward_ = nullptr;      ///< the upstream end of this port's connection, if any
   detail::pointer_list<port_base*> outward_;  ///< downstream ends of connections without delay
-  detail::pointer_list<detail::delayed_connection*> delayed_;          ///< from the closure
-  detail::pointer_list<detail::delayed_connection*> delayed_leaving_;  ///< from this port
+  /// Its delayed connections (null for the many ports without any): see delayed_links.
+  std::unique_ptr<detail::delayed_links> delayed_;
   detail::pointer_list<reaction*> readers_;  ///< reactions that declared it as trigger or source
   detail::pointer_list<reaction*> writers_;  ///< reactions that declared it as an effect
   /// When it is a multiport's channel: that multiport's presence (else null).
