@@ -47,6 +47,8 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
   level_chunks_ = workers <= 1 ? 1 : 4 * workers;
   if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
   name_new_reactions_for_trace();
+  reaction_count_.store(program_.reactions.size(), std::memory_order_relaxed);
+  level_count_.store(program_.level_count, std::memory_order_relaxed);
 }
 
 void reaction_scheduler::name_new_reactions_for_trace() {
@@ -113,21 +115,6 @@ void reaction_scheduler::set_stop_locked(const tag& at) {
 bool reaction_scheduler::is_started() const {
   std::lock_guard lock(mutex_);
   return phase_ != phase::not_started;
-}
-
-std::size_t reaction_scheduler::reaction_count() const {
-  std::lock_guard lock(mutex_);
-  return program_.reactions.size();
-}
-
-std::size_t reaction_scheduler::level_count() const {
-  std::lock_guard lock(mutex_);
-  return program_.level_count;
-}
-
-std::size_t reaction_scheduler::rejected_mutations() const {
-  std::lock_guard lock(mutex_);
-  return rejected_mutations_;
 }
 
 // At the end of a tag, under the lock, with no reaction running: the mutation's reactors and

@@ -25,6 +25,8 @@ void reaction_scheduler::apply_mutations_locked() {
   for (auto& m : batch)
     if (removed_this_tag_.count(m->owner) == 0) apply_mutation_locked(*m);  // else dropped
   if (!removed_this_tag_.empty()) close_removed_slots_locked();
+  reaction_count_.store(program_.reactions.size(), std::memory_order_relaxed);
+  level_count_.store(program_.level_count, std::memory_order_relaxed);
   removed_this_tag_.clear();
   graveyard_.clear();  // frees what was removed, now that no mutation refers to it
 }
@@ -34,14 +36,22 @@ void reaction_scheduler::apply_mutations_locked() {
 // live program however many reactors come and go. The survivors keep their relative order, so
 // the total order the indices define (staged events, mutations and failures within a tag) is
 // the same as before the removal; only the numbers change, and each per-index entry moves with
-// its reaction.
+// its reaction. The walk starts at the first slot removed, so removing recently created
+// reactors (the usual case: they are at the end) costs in proportion to them, not the program.
 void reaction_scheduler::close_removed_slots_locked() {
   std::vector<reaction*>& all = program_.reactions;
   const auto move_entry = [](auto& by_index, std::size_t from, std::size_t to) {
-    if (from < by_index.size()) by_index[to] = std::move(by_index[from]);
+    // An entry beyond the end (never filled: seed_stats_ grows lazily) still overwrites the
+    // one at `to`, which belonged to another reaction.
+    if (from < by_index.size()) {
+      by_index[to] = std::move(by_index[from]);
+    } else if (to < by_index.size()) {
+      by_index[to] = {};
+    }
   };
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < all.size(); ++i) {
+  std::size_t kept = std::min(first_removed_slot_, all.size());
+  first_removed_slot_ = SIZE_MAX;
+  for (std::size_t i = kept; i < all.size(); ++i) {
     reaction* r = all[i];
     if (r == nullptr) continue;
     if (i != kept) {
@@ -106,7 +116,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
       for (auto& r : m.created) owner.created().reactors.push_back(std::move(r));
       for (auto& c : m.connections) owner.created().connections.push_back(std::move(c));
     } catch (const assembly_error& e) {
-      ++rejected_mutations_;
+      rejected_mutations_.fetch_add(1, std::memory_order_relaxed);
       forget_created(m);
       runtime_->report_error(std::string("reactor ") + owner.fully_qualified_name() + ": " +
                              e.what());
@@ -117,7 +127,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
     auto it = std::find_if(made.reactors.begin(), made.reactors.end(),
                            [&](const std::unique_ptr<reactor>& r) { return r.get() == gone; });
     if (it == made.reactors.end()) {
-      ++rejected_mutations_;
+      rejected_mutations_.fetch_add(1, std::memory_order_relaxed);
       // (Not named: it may be a reactor whose creation was rejected, already freed.)
       runtime_->report_error("reactor " + owner.fully_qualified_name() +
                              ": a mutation removes only reactors a mutation of it created (and "
@@ -132,6 +142,8 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
     for (reactor* r : assembler::collect(gone)) {
       inside.insert(r);
       removed_this_tag_.insert(r);
+      for (reaction* x : r->reactions_)
+        first_removed_slot_ = std::min<std::size_t>(first_removed_slot_, x->index_);
     }
     auto& conns = made.connections;
     conns.erase(std::remove_if(conns.begin(), conns.end(),

@@ -211,6 +211,32 @@ TEST(ReactorMutation, ABrokenMutationIsRejectedWholeWithItsCycleNamed) {
   EXPECT_EQ(env.reaction_count(), 4u);  // a.hello, a.double, feed, watch: nothing of b, c, d
 }
 
+// The error reporter runs while the scheduler applies the tag's mutations; asking the
+// environment for its counts from there must answer, not wait for the scheduler's lock.
+TEST(ReactorMutation, TheErrorReporterMayAskForTheCounts) {
+  std::vector<std::size_t> seen;  // rejected mutations, then reactions, at each report
+  environment* asked = nullptr;
+  spate::runtime_config config = quiet_workers(2, nullptr);
+  config.error_reporter = [&](const std::string&) {
+    if (asked == nullptr) return;
+    seen.push_back(asked->rejected_mutations());
+    seen.push_back(asked->reaction_count());
+    seen.push_back(asked->level_count());
+  };
+  spate::runtime rt{config};
+  environment env{rt, {.fast = true, .timeout = 5ms}};
+  asked = &env;
+  env.make_top<looper>("main");
+  env.run();
+  // Both rejections were counted before their reports; the program was as assembled then.
+  ASSERT_EQ(seen.size(), 6u);
+  EXPECT_EQ(seen[0], 1u);
+  EXPECT_EQ(seen[3], 2u);
+  EXPECT_EQ(seen[1], 4u);
+  EXPECT_EQ(seen[4], 4u);
+  EXPECT_EQ(seen[2], env.level_count());
+}
+
 // A created reactor whose reaction declares an effect it may not have (its container's
 // output, already read by `watch`): the mutation is refused before any dependency edge goes
 // in, so `watch` keeps no edge from the freed reaction (ASan saw its predecessor list point

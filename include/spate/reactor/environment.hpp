@@ -174,9 +174,10 @@ class SPATE_API environment {
   /// The runtime it runs on.
   spate::runtime& runtime() const noexcept { return *runtime_; }
 
-  /// After assembly: the program's reactions (now, with mutations) and levels.
+  /// After assembly: the program's reactions, as mutations left them at the end of the last
+  /// tag (any thread).
   std::size_t reaction_count() const;
-  /// Reaction levels after assembly.
+  /// Reaction levels after assembly; mutations may raise it, removals do not lower it.
   std::size_t level_count() const;
   /// Mutations rejected so far (each also reported through the runtime's error reporter).
   std::size_t rejected_mutations() const;

@@ -116,7 +116,7 @@ namespace spate::reactor::detail {
 struct SPATE_API program {
   std::vector<reactor*> tops;
   // By index: the program's total order. A reaction a mutation removes leaves a null here
-  // only until the end of that tag's mutations (reaction_scheduler::close_removed_slots).
+  // only until the end of that tag's mutations (reaction_scheduler::close_removed_slots_locked).
   std::vector<reaction*> reactions;
   std::vector<action_base*> startup_triggers, shutdown_triggers;
   std::vector<timer*> timers;
@@ -139,10 +139,17 @@ class SPATE_API reaction_scheduler {
   void wait_and_report();
   void request_stop();
   bool is_started() const;
-  std::size_t rejected_mutations() const;
-  // The live program's reactions and levels (any thread; mutations change them).
-  std::size_t reaction_count() const;
-  std::size_t level_count() const;
+  // Any thread, without the lock (the error reporter and removed reactors' destructors run
+  // under it and may ask). Written under the lock at the end of each tag's mutations.
+  std::size_t rejected_mutations() const noexcept {
+    return rejected_mutations_.load(std::memory_order_relaxed);
+  }
+  // The live program's reactions, and its levels (a high-water mark: removals do not lower
+  // it).
+  std::size_t reaction_count() const noexcept {
+    return reaction_count_.load(std::memory_order_relaxed);
+  }
+  std::size_t level_count() const noexcept { return level_count_.load(std::memory_order_relaxed); }
   // Tags whose reactions have all run, and reactions run in them (any thread).
   std::uint64_t tags_completed() const noexcept {
     return tags_completed_.load(std::memory_order_relaxed);
@@ -278,8 +285,10 @@ class SPATE_API reaction_scheduler {
   std::uint64_t graph_generation_ = 1;  // bumped by every applied mutation
   std::vector<reaction*> mutated_by_;
   std::set<reactor*> removed_this_tag_;
+  std::size_t first_removed_slot_ = SIZE_MAX;  // the lowest index removed this tag
   std::vector<std::unique_ptr<reactor>> graveyard_;
-  std::size_t rejected_mutations_ = 0;
+  std::atomic<std::size_t> rejected_mutations_{0};
+  std::atomic<std::size_t> reaction_count_{0}, level_count_{0};  // program_'s, see above
   std::vector<event> delivered_events_;
   std::vector<event_target*> delivered_;
   std::vector<reaction*> staged_by_;
