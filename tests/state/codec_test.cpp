@@ -33,6 +33,12 @@ struct tick {  // trivially copyable, no pointer: stored as its bytes
   bool operator==(const tick&) const = default;
 };
 
+struct point {  // trivially copyable but not default-constructible
+  point(int x, int y) : x(x), y(y) {}
+  int x, y;
+  bool operator==(const point&) const = default;
+};
+
 struct account {  // not trivially copyable: a user codec
   std::string owner;
   std::int64_t balance = 0;
@@ -84,6 +90,8 @@ TEST(StateCodec, EveryBuiltInCodecRoundTrips) {
   expect_round_trip(-0.125);
   expect_round_trip(side::sell);
   expect_round_trip(tick{42, 101.5, side::buy});
+  expect_round_trip(point{3, -4});
+  expect_round_trip(true);
   expect_round_trip(std::array<int, 3>{1, -2, 3});
   expect_round_trip(std::array<std::string, 2>{"left", "right"});
   expect_round_trip(std::string());
@@ -146,6 +154,9 @@ TEST(StateCodec, CorruptInputIsRefusedWithWhatAndWhere) {
   // Bytes after the value.
   EXPECT_EQ(message_of([] { state::from_bytes<std::uint8_t>(std::string("\x01\x02\x03")); }),
             "decoding a value at byte 1 of 3: 2 bytes left over after it");
+  // A bool that is neither 0 nor 1 (reading it as a bool would be undefined behaviour).
+  EXPECT_EQ(message_of([] { state::from_bytes<bool>(std::string("\x07")); }),
+            "decoding a bool at byte 1 of 1: byte 7 is not 0 or 1");
   // A presence byte that is neither 0 nor 1.
   EXPECT_EQ(message_of(
                 [] { state::from_bytes<std::optional<std::uint8_t>>(std::string("\x02\x00", 2)); }),

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -253,9 +254,16 @@ struct codec<T> {
   static void encode(const T& value, byte_writer& out) { out.write(&value, sizeof(T)); }
   /// Reads one value; throws decode_error on corrupt or truncated input.
   static T decode(byte_reader& in) {
-    T value;
-    in.read(&value, sizeof(T), "a value stored as its bytes");
-    return value;
+    // Through bit_cast: T need not be default-constructible to be trivially copyable.
+    std::array<std::byte, sizeof(T)> raw;
+    in.read(raw.data(), sizeof(T), "a value stored as its bytes");
+    if constexpr (std::is_same_v<T, bool>) {
+      // Any other byte would be a bool with no valid value (undefined behaviour to read).
+      if (std::to_integer<unsigned>(raw[0]) > 1)
+        in.fail("a bool",
+                "byte " + std::to_string(std::to_integer<unsigned>(raw[0])) + " is not 0 or 1");
+    }
+    return std::bit_cast<T>(raw);
   }
 };
 
