@@ -40,10 +40,25 @@ struct delayed_connection;
 /// counters order those writes before it); reset() by the thread that ends the tag.
 class channel_presence {
  public:
-  explicit channel_presence(std::size_t width) : slots_(width) {}
+  /// What a root port lists for each channel that reads it (port_base::channel_readers_).
+  /// Marking through it touches this small array and the presence, not the channel's port:
+  /// in a wide mesh of multiports (Savina's big) the reading port is rarely in a cache.
+  struct entry {
+    channel_presence* owner;
+  };
+
+  explicit channel_presence(std::size_t width) : slots_(width), entries_(width, entry{this}) {}
+  channel_presence(const channel_presence&) = delete;  // entries point back at it
+  channel_presence& operator=(const channel_presence&) = delete;
+
   void mark(std::size_t channel) noexcept {
     slots_[count_.fetch_add(1, std::memory_order_relaxed)] = channel;
   }
+  /// Marks the channel `e` stands for (its index is its position in the entries).
+  static void mark(const entry* e) noexcept {
+    e->owner->mark(static_cast<std::size_t>(e - e->owner->entries_.data()));
+  }
+  const entry* entry_of(std::size_t channel) const noexcept { return &entries_[channel]; }
   void reset() noexcept { count_.store(0, std::memory_order_relaxed); }
   std::span<const std::size_t> present() const noexcept {
     return {slots_.data(), count_.load(std::memory_order_relaxed)};
@@ -51,6 +66,7 @@ class channel_presence {
 
  private:
   std::vector<std::size_t> slots_;
+  std::vector<entry> entries_;
   std::atomic<std::size_t> count_{0};
 };
 
@@ -108,7 +124,8 @@ class SPATE_API port_base : public element, public detail::event_target {
     const bool was_present = present_;
     deliver(std::move(value));
     if (!was_present)
-      for (const port_base* c : channel_readers_) c->channel_of_->mark(c->channel_index_);
+      for (const detail::channel_presence::entry* e : channel_readers_)
+        detail::channel_presence::mark(e);
     return !was_present;
   }
   /// On a root: the delayed connections leaving any port that reads it.
@@ -130,7 +147,7 @@ class SPATE_API port_base : public element, public detail::event_target {
   void clear_root() noexcept {
     if (!present_) return;
     clear();
-    for (const port_base* c : channel_readers_) c->channel_of_->reset();
+    for (const detail::channel_presence::entry* e : channel_readers_) e->owner->reset();
   }
   // Every list is a pointer_list: most ports have at most one entry in each, which then
   // costs no allocation (uct's nodes have 15 ports each).
@@ -146,8 +163,9 @@ class SPATE_API port_base : public element, public detail::event_target {
   detail::pointer_list<reaction*> writers_;  ///< reactions that declared it as an effect
   /// When it is a multiport's channel: that multiport's presence (else null).
   detail::channel_presence* channel_of_ = nullptr;
-  /// When it is a root: the multiport channels (ports with channel_of_ set) whose root it is.
-  detail::pointer_list<port_base*> channel_readers_;
+  /// When it is a root: the multiport channels (ports with channel_of_ set) whose root it is,
+  /// as their presence entries.
+  detail::pointer_list<const detail::channel_presence::entry*> channel_readers_;
 };
 
 /// A port carrying values of type T.
