@@ -26,15 +26,22 @@
 //     };
 //
 // A type without a codec does not compile: encode<T>() and decode<T>() stop at a
-// static_assert that says to specialise spate::state::codec<T>. Pointers are refused even
-// though they are trivially copyable: an address means nothing to the process that restores.
+// static_assert that says to specialise spate::state::codec<T> (for a container, of its
+// element type). Pointers, and views that hold one (std::string_view, std::span,
+// std::reference_wrapper), are refused even though they are trivially copyable: an address
+// means nothing to the process that restores. A codec must write at least one byte (a
+// container's length check counts on it); one that writes none fails to decode in a container.
 //
-// Bytes are in the host's byte order and layout: a checkpoint is read back by the same build
-// on the same architecture (the checkpoint's header records both).
+// Bytes are in the host's byte order and layout, padding included: a checkpoint is read back
+// by the same build on the same architecture (the checkpoint's header records both).
 //
-// Decoding never trusts its input: a length longer than the bytes left, a truncated value or
-// bytes left over after the value throw decode_error, which names what was being read and
-// where.
+// Decoding never reads past its input and never allocates for a length it does not have: a
+// length longer than the bytes left, a truncated value, a bool or presence byte other than 0
+// or 1, a duplicate key or bytes left over after the value throw decode_error, which names
+// what was being read and where. What it cannot check is the bit pattern inside a type stored
+// as its bytes: a struct with a bool or enum member read from corrupted bytes is undefined
+// behaviour, so bytes that may be corrupt must be checked (a checksum) before they are
+// decoded.
 #pragma once
 
 #include <array>
@@ -43,9 +50,11 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -106,10 +115,11 @@ class byte_reader {
     for (unsigned shift = 0; shift < 64; shift += 7) {
       if (left() == 0) fail(what, "a length runs past the end");
       const auto byte = static_cast<unsigned char>(in_[position_++]);
+      if (shift == 63 && byte > 1) fail_at(position_ - 1, what, "a length exceeds 64 bits");
       value |= std::uint64_t(byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) return value;
     }
-    fail(what, "a length is longer than 10 bytes");
+    fail(what, "a length is longer than 10 bytes");  // unreachable: the 10th byte is 0 or 1
   }
   /// Reads a count of elements that each take at least one byte: one larger than the bytes
   /// left is corrupt input, refused before anything is allocated for it.
@@ -138,8 +148,12 @@ class byte_reader {
   bool at_end() const noexcept { return position_ == in_.size(); }
   /// Throws decode_error: "decoding WHAT at byte P of N: PROBLEM".
   [[noreturn]] void fail(const char* what, const std::string& problem) const {
-    throw decode_error("decoding " + std::string(what) + " at byte " + std::to_string(position_) +
-                       " of " + std::to_string(in_.size()) + ": " + problem);
+    fail_at(position_, what, problem);
+  }
+  /// The same, naming byte `at` (where the bad value starts).
+  [[noreturn]] void fail_at(std::size_t at, const char* what, const std::string& problem) const {
+    throw decode_error("decoding " + std::string(what) + " at byte " + std::to_string(at) + " of " +
+                       std::to_string(in_.size()) + ": " + problem);
   }
 
  private:
@@ -151,31 +165,34 @@ class byte_reader {
 template <class T>
 struct codec;
 
-/// T has a complete codec with the two functions.
+/// T (cv-qualifiers aside) has a complete codec with the two functions.
 template <class T>
-concept encodable = requires(const T& value, byte_writer& out, byte_reader& in) {
-  codec<T>::encode(value, out);
-  { codec<T>::decode(in) } -> std::same_as<T>;
+concept encodable = requires(const std::remove_cv_t<T>& value, byte_writer& out, byte_reader& in) {
+  codec<std::remove_cv_t<T>>::encode(value, out);
+  { codec<std::remove_cv_t<T>>::decode(in) } -> std::same_as<std::remove_cv_t<T>>;
 };
 
 /// Appends `value`'s encoding.
 template <class T>
 void encode(const T& value, byte_writer& out) {
   static_assert(encodable<T>,
-                "spate::state: this type has no codec; specialise spate::state::codec<T> with "
-                "static void encode(const T&, byte_writer&) and static T decode(byte_reader&) "
-                "(see spate/state/codec.hpp)");
-  codec<T>::encode(value, out);
+                "spate::state: this type has no codec (a container: its element type has "
+                "none); specialise spate::state::codec<T> with static void encode(const T&, "
+                "byte_writer&) and static T decode(byte_reader&) (see spate/state/codec.hpp)");
+  if constexpr (encodable<T>) codec<std::remove_cv_t<T>>::encode(value, out);
 }
 
 /// Reads one T.
 template <class T>
-T decode(byte_reader& in) {
+std::remove_cv_t<T> decode(byte_reader& in) {
   static_assert(encodable<T>,
-                "spate::state: this type has no codec; specialise spate::state::codec<T> with "
-                "static void encode(const T&, byte_writer&) and static T decode(byte_reader&) "
-                "(see spate/state/codec.hpp)");
-  return codec<T>::decode(in);
+                "spate::state: this type has no codec (a container: its element type has "
+                "none); specialise spate::state::codec<T> with static void encode(const T&, "
+                "byte_writer&) and static T decode(byte_reader&) (see spate/state/codec.hpp)");
+  if constexpr (encodable<T>)
+    return codec<std::remove_cv_t<T>>::decode(in);
+  else
+    throw decode_error("unreachable: the static_assert above stops compilation");
 }
 
 /// `value` as a string of bytes.
@@ -208,22 +225,51 @@ inline constexpr bool is_std_array = false;
 template <class T, std::size_t N>
 inline constexpr bool is_std_array<std::array<T, N>> = true;
 
-// A pointer's bytes do not survive a restart.
+template <class T>
+inline constexpr bool is_span = false;
+template <class T, std::size_t Extent>
+inline constexpr bool is_span<std::span<T, Extent>> = true;
+
+// A pointer's bytes do not survive a restart, nor do those of a view that holds one.
 template <class T>
 inline constexpr bool is_pointer_like =
-    std::is_pointer_v<T> || std::is_member_pointer_v<T> || std::is_null_pointer_v<T>;
-template <class T, std::size_t N>
-inline constexpr bool is_pointer_like<std::array<T, N>> = is_pointer_like<T>;
-template <class T, std::size_t N>
-inline constexpr bool is_pointer_like<T[N]> = is_pointer_like<T>;
+    std::is_pointer_v<T> || std::is_member_pointer_v<T> || std::is_null_pointer_v<T> ||
+    is_instance_of<T, std::basic_string_view> || is_instance_of<T, std::reference_wrapper> ||
+    is_span<T>;
 
-// Types whose bytes are their value. The standard wrappers get their own codecs, even when
-// they are trivially copyable, so that each type has exactly one. (A struct with a pointer
-// member cannot be told apart from one without: do not checkpoint it by its bytes.)
+// Types with a codec of their own even when trivially copyable, so that each type has exactly
+// one: the standard wrappers, and arrays of them.
+template <class T>
+inline constexpr bool has_own_codec = is_instance_of<T, std::optional> ||
+                                      is_instance_of<T, std::pair> || is_instance_of<T, std::tuple>;
+
+// What an array of T inherits: the element decides.
+template <class T>
+inline constexpr bool element_refuses_bytes = is_pointer_like<T> || has_own_codec<T>;
+template <class T, std::size_t N>
+inline constexpr bool element_refuses_bytes<std::array<T, N>> = element_refuses_bytes<T>;
+
+// Types whose bytes are their value. C arrays are not (a function cannot return one; use
+// std::array). A struct with a pointer member cannot be told apart from one without: do not
+// checkpoint it by its bytes.
 template <class T>
 inline constexpr bool bytes_are_value =
-    std::is_trivially_copyable_v<T> && !is_pointer_like<T> && !is_instance_of<T, std::optional> &&
-    !is_instance_of<T, std::pair> && !is_instance_of<T, std::tuple>;
+    std::is_trivially_copyable_v<T> && !std::is_array_v<T> && !element_refuses_bytes<T>;
+
+// A type whose encoding may be empty (no bytes): a container of it cannot bound its length
+// by the bytes left, and is refused.
+template <class T>
+inline constexpr bool may_encode_empty = false;
+template <>
+inline constexpr bool may_encode_empty<std::tuple<>> = true;
+template <class... Ts>
+inline constexpr bool may_encode_empty<std::tuple<Ts...>> = (may_encode_empty<Ts> && ...);
+template <class A, class B>
+inline constexpr bool may_encode_empty<std::pair<A, B>> =
+    may_encode_empty<A> && may_encode_empty<B>;
+template <class T, std::size_t N>
+inline constexpr bool may_encode_empty<std::array<T, N>> =
+    !bytes_are_value<std::array<T, N>> && (N == 0 || may_encode_empty<T>);
 
 // The name a decode_error gives a container (typeid names are mangled).
 template <class T>
@@ -260,8 +306,8 @@ struct codec<T> {
     if constexpr (std::is_same_v<T, bool>) {
       // Any other byte would be a bool with no valid value (undefined behaviour to read).
       if (std::to_integer<unsigned>(raw[0]) > 1)
-        in.fail("a bool",
-                "byte " + std::to_string(std::to_integer<unsigned>(raw[0])) + " is not 0 or 1");
+        in.fail_at(in.position() - 1, "a bool",
+                   "byte " + std::to_string(std::to_integer<unsigned>(raw[0])) + " is not 0 or 1");
     }
     return std::bit_cast<T>(raw);
   }
@@ -284,10 +330,28 @@ struct codec<std::string> {
 
 namespace detail {
 
+// A sequence's count: every element takes at least one byte, and an element stored as its
+// bytes exactly sizeof of them, so a count the bytes left cannot hold is refused here.
+template <class T>
+std::size_t read_elements(byte_reader& in, const char* what) {
+  const std::size_t start = in.position();
+  const std::size_t n = in.read_count(what);
+  if constexpr (bytes_are_value<T>) {
+    if (n > in.left() / sizeof(T))
+      in.fail_at(start, what,
+                 std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
+                     " bytes exceed the " + std::to_string(in.left()) + " bytes left");
+  }
+  return n;
+}
+
 // Sequences: the count, then each element.
 template <class Sequence>
 struct sequence_codec {
   using value_type = typename Sequence::value_type;
+  static_assert(!may_encode_empty<value_type>,
+                "spate::state: a container of values that encode to no bytes (std::tuple<>, "
+                "an empty std::array) cannot be decoded safely; store its size instead");
   /// Appends the encoding of the value.
   static void encode(const Sequence& values, byte_writer& out) {
     out.write_varint(values.size());
@@ -295,9 +359,11 @@ struct sequence_codec {
   }
   /// Reads one value; throws decode_error on corrupt or truncated input.
   static Sequence decode(byte_reader& in) {
-    const std::size_t n = in.read_count(detail::container_name<Sequence>());
+    const std::size_t n = read_elements<value_type>(in, container_name<Sequence>());
     Sequence values;
-    if constexpr (requires { values.reserve(n); }) values.reserve(n);
+    // Reserved only when n elements are known to fit in the bytes left; otherwise the
+    // container grows as elements decode, so memory follows the bytes actually read.
+    if constexpr (bytes_are_value<value_type> && requires { values.reserve(n); }) values.reserve(n);
     for (std::size_t i = 0; i < n; ++i) values.push_back(state::decode<value_type>(in));
     return values;
   }
@@ -306,6 +372,9 @@ struct sequence_codec {
 // Associative containers: the count, then each element (a pair for maps), inserted in order.
 template <class Container>
 struct associative_codec {
+  static_assert(!may_encode_empty<typename Container::key_type>,
+                "spate::state: a map or set whose keys encode to no bytes cannot be decoded "
+                "safely");
   /// Appends the encoding of the value.
   static void encode(const Container& values, byte_writer& out) {
     out.write_varint(values.size());
@@ -320,10 +389,12 @@ struct associative_codec {
   }
   /// Reads one value; throws decode_error on corrupt or truncated input.
   static Container decode(byte_reader& in) {
-    const std::size_t n = in.read_count(detail::container_name<Container>());
+    const char* what = container_name<Container>();
+    const std::size_t n = in.read_count(what);
     Container values;
-    if constexpr (requires { values.reserve(n); }) values.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t at = in.position();
+      const std::size_t before = values.size();
       if constexpr (requires { typename Container::mapped_type; }) {
         auto key = state::decode<typename Container::key_type>(in);
         auto mapped = state::decode<typename Container::mapped_type>(in);
@@ -331,6 +402,8 @@ struct associative_codec {
       } else {
         values.emplace_hint(values.end(), state::decode<typename Container::value_type>(in));
       }
+      // Encoded from a map or set, the keys are distinct: a repeated one is corrupt input.
+      if (values.size() == before) in.fail_at(at, what, "a key appears twice");
     }
     return values;
   }
@@ -370,7 +443,8 @@ struct codec<std::optional<T>> {
     std::uint8_t has = 0;
     in.read(&has, 1, "std::optional");
     if (has > 1)
-      in.fail("std::optional", "presence byte " + std::to_string(has) + " is not 0 or 1");
+      in.fail_at(in.position() - 1, "std::optional",
+                 "presence byte " + std::to_string(has) + " is not 0 or 1");
     if (has == 0) return std::nullopt;
     return state::decode<T>(in);
   }
