@@ -188,8 +188,7 @@ void assembler::close_root(port_base* root) {
     port_base* p = stack.back();
     stack.pop_back();
     p->root_ = root;
-    if (p->channel_of_ != nullptr)
-      root->channel_readers_.push_back(p->channel_of_->entry_of(p->channel_index_));
+    if (p->channel_entry_ != nullptr) root->channel_readers_.push_back(p->channel_entry_);
     for (reaction* x : p->readers_)
       if (std::find(x->trigger_ports_.begin(), x->trigger_ports_.end(), p) !=
               x->trigger_ports_.end() &&

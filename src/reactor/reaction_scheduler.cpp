@@ -45,8 +45,19 @@ reaction_scheduler::reaction_scheduler(spate::runtime& rt, const environment_opt
   // uneven reactions still spread (each chunk can be stolen).
   const std::size_t workers = rt.pool().size();
   level_chunks_ = workers <= 1 ? 1 : 4 * workers;
-  if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
+  fit_cone_caches();
   name_new_reactions_for_trace();
+  publish_counts();
+}
+
+// One cone cache slot per reaction while the program is small enough to cache cones; past
+// that, the slots already made stay, and reactions beyond them are not cached (settle_cone
+// checks the index).
+void reaction_scheduler::fit_cone_caches() {
+  if (program_.reactions.size() <= max_cached_cone) solo_cones_.resize(program_.reactions.size());
+}
+
+void reaction_scheduler::publish_counts() noexcept {
   reaction_count_.store(program_.reactions.size(), std::memory_order_relaxed);
   level_count_.store(program_.level_count, std::memory_order_relaxed);
 }

@@ -24,9 +24,8 @@ void reaction_scheduler::apply_mutations_locked() {
   mutated_by_.clear();
   for (auto& m : batch)
     if (removed_this_tag_.count(m->owner) == 0) apply_mutation_locked(*m);  // else dropped
-  if (!removed_this_tag_.empty()) close_removed_slots_locked();
-  reaction_count_.store(program_.reactions.size(), std::memory_order_relaxed);
-  level_count_.store(program_.level_count, std::memory_order_relaxed);
+  if (first_removed_slot_ != SIZE_MAX) close_removed_slots_locked();
+  publish_counts();
   removed_this_tag_.clear();
   graveyard_.clear();  // frees what was removed, now that no mutation refers to it
 }
@@ -49,7 +48,7 @@ void reaction_scheduler::close_removed_slots_locked() {
       by_index[to] = {};
     }
   };
-  std::size_t kept = std::min(first_removed_slot_, all.size());
+  std::size_t kept = first_removed_slot_;  // every slot before it is still filled
   first_removed_slot_ = SIZE_MAX;
   for (std::size_t i = kept; i < all.size(); ++i) {
     reaction* r = all[i];
@@ -67,10 +66,9 @@ void reaction_scheduler::close_removed_slots_locked() {
   const auto truncate = [kept](auto& by_index) {
     if (by_index.size() > kept) by_index.resize(kept);
   };
-  truncate(solo_cones_);
   truncate(seed_stats_);
   truncate(trace_name_of_);
-  if (kept <= max_cached_cone) solo_cones_.resize(kept);  // the table may have shrunk below it
+  fit_cone_caches();
 }
 
 // The created reactors registered themselves in their owner when constructed; a mutation that
@@ -101,8 +99,7 @@ void reaction_scheduler::apply_mutation_locked(pending_mutation& m) {
       auto added = assembler::add(program_, owner, roots, connections);
       for (reaction* r : added.added_reactions) r->reaction_scheduler_ = this;
       name_new_reactions_for_trace();
-      if (program_.reactions.size() <= max_cached_cone)
-        solo_cones_.resize(program_.reactions.size());
+      fit_cone_caches();
       ++graph_generation_;
       if (by_level_.size() < program_.level_count) by_level_.resize(program_.level_count);
       const tag next = current_.delayed_by(duration::zero());

@@ -92,7 +92,7 @@ class SPATE_API event_target {
  protected:
   friend class assembler;
   // The one-byte fields come last: their tail padding holds a derived class's first small
-  // fields (a port's direction and channel index), 8 bytes less in every port and action.
+  // fields (a port's direction and flag), 8 bytes less in every port and action.
   pointer_list<reaction*> triggered_;
   erased_value value_;
   bool present_ = false;

@@ -51,13 +51,13 @@ class channel_presence {
   channel_presence(const channel_presence&) = delete;  // entries point back at it
   channel_presence& operator=(const channel_presence&) = delete;
 
-  void mark(std::size_t channel) noexcept {
-    slots_[count_.fetch_add(1, std::memory_order_relaxed)] = channel;
-  }
   /// Marks the channel `e` stands for (its index is its position in the entries).
   static void mark(const entry* e) noexcept {
-    e->owner->mark(static_cast<std::size_t>(e - e->owner->entries_.data()));
+    channel_presence& p = *e->owner;
+    p.slots_[p.count_.fetch_add(1, std::memory_order_relaxed)] =
+        static_cast<std::size_t>(e - p.entries_.data());
   }
+  /// Channel `channel`'s entry.
   const entry* entry_of(std::size_t channel) const noexcept { return &entries_[channel]; }
   void reset() noexcept { count_.store(0, std::memory_order_relaxed); }
   std::span<const std::size_t> present() const noexcept {
@@ -152,19 +152,18 @@ class SPATE_API port_base : public element, public detail::event_target {
   // Every list is a pointer_list: most ports have at most one entry in each, which then
   // costs no allocation (uct's nodes have 15 ports each).
   port_direction direction_;
-  bool inward_is_delayed = false;    ///< its inward connection has an `after` delay or is physical
-  std::uint32_t channel_index_ = 0;  ///< its index, when it is a multiport's channel
-  port_base* root_ = this;           ///< the port whose value this one reads (assembly)
-  port_base* inward_ = nullptr;      ///< the upstream end of this port's connection, if any
+  bool inward_is_delayed = false;  ///< its inward connection has an `after` delay or is physical
+  port_base* root_ = this;         ///< the port whose value this one reads (assembly)
+  port_base* inward_ = nullptr;    ///< the upstream end of this port's connection, if any
   detail::pointer_list<port_base*> outward_;  ///< downstream ends of connections without delay
   /// Its delayed connections (null for the many ports without any): see delayed_links.
   std::unique_ptr<detail::delayed_links> delayed_;
   detail::pointer_list<reaction*> readers_;  ///< reactions that declared it as trigger or source
   detail::pointer_list<reaction*> writers_;  ///< reactions that declared it as an effect
-  /// When it is a multiport's channel: that multiport's presence (else null).
-  detail::channel_presence* channel_of_ = nullptr;
-  /// When it is a root: the multiport channels (ports with channel_of_ set) whose root it is,
-  /// as their presence entries.
+  /// When it is a multiport's channel: its entry in that multiport's presence (else null).
+  const detail::channel_presence::entry* channel_entry_ = nullptr;
+  /// When it is a root: the multiport channels (ports with channel_entry_ set) whose root it
+  /// is, as their presence entries.
   detail::pointer_list<const detail::channel_presence::entry*> channel_readers_;
 };
 
@@ -261,8 +260,7 @@ class multiport {
       for (; width_ < width; ++width_) {
         ::new (static_cast<void*>(ports_ + width_))
             Port(container, detail::channel_name{&name_, static_cast<std::uint32_t>(width_)});
-        ports_[width_].channel_of_ = &presence_;
-        ports_[width_].channel_index_ = static_cast<std::uint32_t>(width_);
+        ports_[width_].channel_entry_ = presence_.entry_of(width_);
       }
     } catch (...) {
       destroy();

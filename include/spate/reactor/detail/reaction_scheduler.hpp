@@ -281,6 +281,7 @@ class SPATE_API reaction_scheduler {
     std::size_t edges = 0;
   };
   static constexpr std::size_t max_cached_cone = 4096;
+  void fit_cone_caches();
   std::vector<cone_cache> solo_cones_;
   std::uint64_t graph_generation_ = 1;  // bumped by every applied mutation
   std::vector<reaction*> mutated_by_;
@@ -289,6 +290,7 @@ class SPATE_API reaction_scheduler {
   std::vector<std::unique_ptr<reactor>> graveyard_;
   std::atomic<std::size_t> rejected_mutations_{0};
   std::atomic<std::size_t> reaction_count_{0}, level_count_{0};  // program_'s, see above
+  void publish_counts() noexcept;  // after assembly and after each tag's mutations
   std::vector<event> delivered_events_;
   std::vector<event_target*> delivered_;
   std::vector<reaction*> staged_by_;
