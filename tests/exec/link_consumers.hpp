@@ -2,6 +2,7 @@
 // Consumer ends for link tests (tests/exec/link_test.cpp, tests/stress): a task that drains a
 // link, and a thread loop that does the same through a waiter.
 #include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "spate/exec/link.hpp"
@@ -51,6 +52,68 @@ inline std::vector<int> drain_on_this_thread(spate::link<int>& l, spate::waiter&
     l.release_producer();  // drained: R3 in full before waiting
     if (l.closed_and_drained()) return got;
   }
+}
+
+// A consumer task that takes part in markers: reads with readable_before_marker(), records
+// each marker it reaches with the number of items popped before it, and counts a marker as
+// news in its idle re-check (link M2, M3). It ends once the link is closed, drained and has
+// no marker left.
+class marker_recording_unit final : public spate::unit {
+ public:
+  explicit marker_recording_unit(spate::link<int>& input) : input_(input) {}
+  spate::resume_result resume(std::size_t) override {
+    for (;;) {
+      for (;;) {
+        if (input_.at_marker()) {
+          markers.push_back(*input_.front_marker());
+          input_.pop_marker();
+          continue;
+        }
+        const auto batch = input_.readable_before_marker(64);
+        if (batch.size() == 0) break;
+        for (std::size_t k = 0; k < batch.size(); ++k) got.push_back(batch[k]);
+        input_.pop_n(batch.size());
+      }
+      input_.release_producer();
+      if (input_.closed_and_drained() && input_.markers_queued() == 0) {
+        finish_unit();
+        done.store(true, std::memory_order_release);
+        return spate::resume_result::done;
+      }
+      if (!go_idle([&] {
+            return input_.size_approx() != 0 || input_.markers_queued() != 0 || input_.is_closed();
+          })) {
+        return spate::resume_result::awaiting;
+      }
+    }
+  }
+  std::vector<int> got;                     // read once `done`
+  std::vector<spate::link_marker> markers;  // read once `done`
+  std::atomic<bool> done{false};
+
+ private:
+  spate::link<int>& input_;
+};
+
+// The producer thread of marker tests: pushes 0..n-1 and posts a marker, numbered in turn,
+// after every `every` items, waking the consumer after each (M2); then closes. A marker that
+// finds the queue full is not posted. Returns the markers posted.
+inline std::vector<spate::link_marker> push_with_markers(spate::link<int>& l, int n, int every) {
+  std::vector<spate::link_marker> posted;
+  std::uint64_t next_id = 0;
+  for (int i = 0; i < n; ++i) {
+    l.push_waiting_for_room(i, [] { return false; });
+    if ((i + 1) % every == 0) {
+      l.publish();
+      const spate::link_marker m{.id = next_id++, .position = l.pushed()};
+      if (l.post_marker(m)) {
+        posted.push_back(m);
+        l.wake_consumer();
+      }
+    }
+  }
+  l.close();
+  return posted;
 }
 
 inline std::vector<int> zero_to(int n) {

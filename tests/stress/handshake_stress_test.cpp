@@ -341,6 +341,30 @@ TEST(stress, link_from_a_thread_to_a_task_loses_nothing_and_ends) {
   }
 }
 
+// Markers (link M1..M3) from a thread to a task, with delays between each post and the
+// consumer's re-check: every marker posted is met at its position, nothing is lost.
+TEST(stress, link_markers_from_a_thread_are_all_met_at_their_positions) {
+  inject_delays on;
+  for (int round = 0; round < rounds(); ++round) {
+    within(60s, "link markers", [] {
+      spate::worker_pool pool(no_safety_net(2));
+      spate::waiter room;
+      spate::link<int> l({.capacity = 2, .notify_batch = 3}, &room);
+      spate_test::marker_recording_unit consumer(l);
+      consumer.set_executor(&pool);
+      l.set_consumer(&consumer);
+      pool.schedule(&consumer);
+      constexpr int n = 20'000;
+      const auto posted = spate_test::push_with_markers(l, n, 5);
+      while (!consumer.done.load(std::memory_order_acquire)) std::this_thread::sleep_for(100us);
+      EXPECT_EQ(consumer.got, spate_test::zero_to(n));
+      EXPECT_EQ(consumer.markers, posted);
+      EXPECT_FALSE(posted.empty());
+      pool.stop();
+    });
+  }
+}
+
 // Both ends threads (waiters), the consumer popping one item at a time (pop_and_release).
 TEST(stress, link_between_two_threads_loses_nothing_and_ends) {
   inject_delays on;

@@ -170,6 +170,10 @@ class spsc_ring {
     }
     /// The values from k on that lie next to each other in memory.
     T* contiguous_data(std::size_t k) const noexcept { return slots_[(head_ + k) & mask_].get(); }
+    /// Shortens the batch to its first `n` values (no change when it holds fewer).
+    void keep_first(std::size_t n) noexcept {
+      if (n < count_) count_ = n;
+    }
 
    private:
     friend class spsc_ring;
@@ -221,6 +225,11 @@ class spsc_ring {
   }
   /// Nothing queued (approximate from the other side).
   bool empty_approx() const noexcept { return size_approx() == 0; }
+  /// Producer side: values ever published (the committed tail; a write window's values
+  /// count once committed).
+  std::size_t pushed() const noexcept { return producer_->tail; }
+  /// Consumer side: values ever removed.
+  std::size_t popped() const noexcept { return consumer_->head; }
   /// Values the ring holds.
   std::size_t capacity() const noexcept { return mask_ + 1; }
 

@@ -45,9 +45,9 @@
 //
 // # Why nothing is stranded
 //
-// Items and end-of-stream: I2 is the wake handshake (or the waiter's), whose argument is in
-// wake_handshake.hpp (waiter.hpp): the consumer either sees the published items in its
-// re-check or is notified after them.
+// Items, markers and end-of-stream: I2 is the wake handshake (or the waiter's), whose argument is
+// in wake_handshake.hpp (waiter.hpp): the consumer either sees the published items in its re-check
+// or is notified after them.
 //
 // Room: R1 then the producer's fence (C2/W2) then its load of the ring's head; the
 // consumer's pop (a store of the head) then R3's fence then its load of `waiting`. Both are
@@ -60,6 +60,27 @@
 // the producer asleep (tests/exec link thread_to_task hung about once in eight runs). The
 // full R3 at "empty" closes that: every drain ends there, and the Dekker pair above holds
 // for it.
+//
+// Markers (producer -> consumer): a marker is a point in the stream that carries no item,
+// such as a checkpoint barrier (docs/state.md). It travels beside the ring, so links keep
+// their item type and a stream without markers pays nothing for them.
+//   M1. The producer posts {id, position}: the marker stands after the first `position`
+//       items the producer ever sends on this link, those committed and those it still
+//       buffers and will push first (so it may post while items wait for room).
+//       post_marker() writes the slot, then stores the count of posted markers (release).
+//       At most marker_capacity markers are queued; when all are, post_marker() returns
+//       false and posts nothing.
+//   M2. It wakes the consumer end (I2; one fence may serve several links, as for items).
+//       The consumer's idle re-check reads markers_queued().
+//   M3. The consumer reads front_marker() (acquire load of the count). readable_before_marker()
+//       ends a batch at the front marker, so at_marker() tells when exactly `position` items
+//       were popped. It loads the ring's tail before the marker count: the producer posts a
+//       marker before it pushes the items after it, so every marker standing before an item
+//       the consumer sees is then visible to it. Having acted on it, the consumer pop_marker()s
+//       (release store of its count, read by the producer's M1 to reuse the slot). Only the
+//       consumer removes markers.
+//   Markers are the consumer's business: closed_and_drained() looks at items only, and a
+//   consumer that takes part in checkpoints tests markers_queued() before it ends.
 //
 // Abandon (consumer -> producer): a consumer that will never read again (its graph was
 // cancelled) calls abandon(): abandoned = true, then R3 unconditionally. A producer's re-check
@@ -76,10 +97,12 @@
 //
 // # Threading contract
 //
-// Producer methods (try_push, reserve, commit, close, request_room, withdraw_room_request,
-// push_waiting_for_room): the producer only. Consumer methods (front, readable, pop, pop_n,
-// pop_and_release, release_producer, closed_and_drained, abandon): the consumer only. size_approx(),
-// is_closed(), has_room(), has_room_to_resume(), producer_waits(): any thread.
+// Producer methods (try_push, reserve, commit, pushed, post_marker, close, request_room,
+// withdraw_room_request, push_waiting_for_room): the producer only. Consumer methods (front,
+// readable, readable_before_marker, pop, pop_n, pop_and_release, popped, front_marker,
+// at_marker, pop_marker, release_producer, closed_and_drained, abandon): the consumer only.
+// size_approx(), markers_queued(), is_closed(), has_room(), has_room_to_resume(),
+// producer_waits(): any thread.
 // set_consumer() may race with the producer's wake-ups (a source node learns its task when it
 // starts); set_producer() is called before the consumer may release the producer, or by the
 // consumer's own thread, or once the consumer no longer runs.
@@ -87,6 +110,7 @@
 // tests/exec (link) runs the producer end as a waiter and as a unit, the consumer end as a
 // waiter and as a unit; tests/stress injects delays between each publish and the other side's
 // re-check.
+#include <array>
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -99,8 +123,8 @@
 #include "spate/exec/unit.hpp"
 #include "spate/exec/waiter.hpp"
 #include "spate/platform/cache_line.hpp"
-#include "spate/platform/stress_point.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/platform/stress_point.hpp"
 
 namespace spate {
 
@@ -115,6 +139,16 @@ struct link_options {
   /// blocks; a graph stage also writes into the ring through windows of this size. 0 is
   /// taken as 1.
   std::uint32_t notify_batch = 128;
+};
+
+/// A point in a link's stream that carries no item (protocol M1..M3 at the top of this file).
+struct link_marker {
+  /// What the producer numbered it (a checkpoint's id).
+  std::uint64_t id = 0;
+  /// It stands after this many items sent on the link since it was made.
+  std::size_t position = 0;
+  /// Markers are equal when their id and position are.
+  friend bool operator==(const link_marker&, const link_marker&) = default;
 };
 
 /// One end of a link: the unit or the waiter to wake, or nobody.
@@ -202,6 +236,13 @@ class SPATE_API link_base {
   std::size_t resume_level() const noexcept { return resume_level_; }
   /// Drained to the resume level: what a waiting producer's re-check asks (R2).
   bool has_room_to_resume() const noexcept { return size_approx() <= resume_level_; }
+  /// Markers posted and not yet popped (M2's re-check).
+  std::size_t markers_queued() const noexcept {
+    const std::size_t taken = markers_taken_.load(std::memory_order_acquire);
+    return markers_posted_.load(std::memory_order_acquire) - taken;
+  }
+  /// Markers a link holds at once (M1).
+  static constexpr std::size_t marker_capacity = 4;
 
   // ---- producer ----
 
@@ -214,6 +255,18 @@ class SPATE_API link_base {
   }
   /// R1: the ring was full; the producer will re-check has_room_to_resume() after a fence.
   void request_room() noexcept { waiting_.store(true, std::memory_order_seq_cst); }
+  /// M1: posts a marker after the first `position` items sent on this link (at least the
+  /// items committed so far, and no fewer than the previous marker's); false, posting
+  /// nothing, when marker_capacity markers are queued. Wake the consumer after (M2).
+  bool post_marker(const link_marker& marker) noexcept {
+    const std::size_t posted = markers_posted_.load(std::memory_order_relaxed);
+    if (posted - markers_taken_.load(std::memory_order_acquire) == marker_capacity) return false;
+    assert(posted == 0 ||
+           marker.position >= marker_slots_[(posted - 1) % marker_capacity].position);
+    marker_slots_[posted % marker_capacity] = marker;
+    markers_posted_.store(posted + 1, std::memory_order_release);
+    return true;
+  }
   /// R4: the producer no longer waits for room (cheap when it did not).
   void withdraw_room_request() noexcept {
     if (waiting_.load(std::memory_order_relaxed)) waiting_.store(false, std::memory_order_relaxed);
@@ -232,6 +285,18 @@ class SPATE_API link_base {
   void abandon() noexcept {
     abandoned_.store(true, std::memory_order_release);
     release_producer(true);
+  }
+  /// M3: the oldest marker not yet popped, or null; valid until pop_marker().
+  const link_marker* front_marker() const noexcept {
+    const std::size_t taken = markers_taken_.load(std::memory_order_relaxed);
+    if (markers_posted_.load(std::memory_order_acquire) == taken) return nullptr;
+    return &marker_slots_[taken % marker_capacity];
+  }
+  /// M3: removes the front marker (there is one).
+  void pop_marker() noexcept {
+    const std::size_t taken = markers_taken_.load(std::memory_order_relaxed);
+    assert(markers_posted_.load(std::memory_order_acquire) != taken);
+    markers_taken_.store(taken + 1, std::memory_order_release);
   }
   /// R3's test and wake-up, for a caller that passed handshake_fence() itself.
   void release_producer_after_fence(bool unconditionally = false) noexcept {
@@ -258,8 +323,11 @@ class SPATE_API link_base {
   link_end producer_;
   link_end consumer_;
   alignas(cache_line_size) std::atomic<bool> closed_{false};
+  std::atomic<std::size_t> markers_posted_{0};  // producer-written, rarely: shares closed_'s line
   alignas(cache_line_size) std::atomic<bool> waiting_{false};
   std::atomic<bool> abandoned_{false};  // written once, read when waiting: shares waiting_'s line
+  alignas(cache_line_size) std::array<link_marker, marker_capacity> marker_slots_{};  // M1 writes
+  alignas(cache_line_size) std::atomic<std::size_t> markers_taken_{0};  // consumer-written (M3)
 };
 
 /// A bounded link carrying `T` (see the top of this file).
@@ -293,6 +361,8 @@ class link final : public link_base {
   write_window reserve(std::size_t max) noexcept { return ring_.reserve(max); }
   /// Publishes what was written into `window`; returns how many items were new.
   std::size_t commit(write_window& window) noexcept { return ring_.commit(window); }
+  /// Items committed since the link was made (a marker's position counts from here).
+  std::size_t pushed() const noexcept { return ring_.pushed(); }
 
   /// A producer thread whose end is a waiter: pushes `item`, sleeping while the ring is full
   /// (R1, R2, R4). The consumer is woken every `notify_batch` items, before the thread
@@ -328,6 +398,26 @@ class link final : public link_base {
   T* front() noexcept { return ring_.front(); }
   /// Up to `max` queued items, oldest first; pop_n() releases them.
   read_batch readable(std::size_t max) noexcept { return ring_.readable(max); }
+  /// Up to `max` queued items before the front marker, oldest first (M3): a consumer that
+  /// takes part in checkpoints reads with this, so it never reads past a barrier.
+  read_batch readable_before_marker(std::size_t max) noexcept {
+    // The items first, then the markers (M3): a marker posted before the last item seen is
+    // then seen too. The other order could miss a marker posted between the two loads and
+    // read past it (tests/stress caught exactly that).
+    read_batch batch = ring_.readable(max);
+    if (const link_marker* m = front_marker()) {
+      assert(m->position >= ring_.popped() && "link: a consumer read past a marker");
+      batch.keep_first(m->position - ring_.popped());
+    }
+    return batch;
+  }
+  /// Items popped since the link was made.
+  std::size_t popped() const noexcept { return ring_.popped(); }
+  /// The front marker is due: every item before it was popped (M3).
+  bool at_marker() const noexcept {
+    const link_marker* m = front_marker();
+    return m != nullptr && m->position == ring_.popped();
+  }
   /// Removes the oldest item (front() returned it).
   void pop() noexcept { ring_.pop(); }
   /// Removes the first `n` items of the last batch read.

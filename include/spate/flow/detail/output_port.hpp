@@ -3,6 +3,7 @@
 // stage's policy, buffers what does not fit, and tells consumers about new items in
 // batches (one wake-up per link_options::notify_batch items or per activation, not per item).
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -73,6 +74,10 @@ class output_port {
   // check can look at those rings' atomic indices only.
   virtual void blocked_edges(std::vector<link_base*>& out) const = 0;
   virtual void close() noexcept = 0;
+  // Link step M1 on every edge, then M2: marker `id` stands after everything sent so far,
+  // including items still buffered for a full edge. False, posting nothing, when an edge
+  // already holds link_base::marker_capacity markers.
+  virtual bool post_marker(std::uint64_t id) noexcept = 0;
   virtual std::uint64_t sent() const noexcept = 0;
   // Diagnostics: each edge's queue length and whether its producer waits (atomics only: it is
   // read from another thread while the node runs).
@@ -189,6 +194,25 @@ class edge_writers {
       w.target->close();
     }
   }
+  // A marker goes on every edge or on none; only this producer adds markers, so room seen
+  // here is still there when it posts.
+  bool post_marker(std::uint64_t id) noexcept {
+    for (const auto& w : writers_) {
+      if (w.target->markers_queued() == link_base::marker_capacity) return false;
+    }
+    for (auto& w : writers_) {
+      commit(w);
+      [[maybe_unused]] const bool posted =
+          w.target->post_marker({.id = id, .position = w.target->pushed() + w.pending.size()});
+      assert(posted);
+    }
+    stress_point();  // between M1 and the consumers' re-check
+    wake_consumers(writers_, [](writer& w) -> const link_base* {
+      w.unnotified = 0;
+      return w.target;
+    });
+    return true;
+  }
   std::uint64_t sent() const noexcept {
     std::uint64_t in_windows = 0;
     for (const auto& w : writers_) in_windows += w.window.written();
@@ -198,8 +222,8 @@ class edge_writers {
     std::string out;
     for (const auto& w : writers_) {
       out += " [" + std::to_string(w.target->size_approx()) + "/" +
-             std::to_string(w.target->capacity()) +
-             (w.target->producer_waits() ? " waiting" : "") + "]";
+             std::to_string(w.target->capacity()) + (w.target->producer_waits() ? " waiting" : "") +
+             "]";
     }
     return out;
   }
@@ -312,6 +336,7 @@ class port_base : public output_port<T> {
   void request_space_notification() noexcept override { writers_.request_space_notification(); }
   void blocked_edges(std::vector<link_base*>& out) const override { writers_.blocked_edges(out); }
   void close() noexcept override { writers_.close(); }
+  bool post_marker(std::uint64_t id) noexcept override { return writers_.post_marker(id); }
   std::uint64_t sent() const noexcept override { return writers_.sent(); }
   std::string describe() const override { return writers_.describe(); }
 

@@ -1,0 +1,83 @@
+// Markers through a node's output port (flow/detail/output_port.hpp, link M1/M2): a marker
+// goes on every edge of the port, after everything the node sent before it on that edge,
+// whether those items are in the ring or still buffered because the ring was full.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "spate/exec/link.hpp"
+#include "spate/flow/detail/output_port.hpp"
+
+namespace {
+
+namespace detail = spate::flow::detail;
+
+// Even items to edge 0, odd ones to edge 1.
+struct by_parity {
+  std::size_t choose(int v, std::size_t n) const { return static_cast<std::size_t>(v) % n; }
+};
+
+std::vector<int> drain_before_marker(spate::link<int>& l) {
+  std::vector<int> got;
+  for (;;) {
+    const auto batch = l.readable_before_marker(100);
+    if (batch.size() == 0) return got;
+    for (std::size_t k = 0; k < batch.size(); ++k) got.push_back(batch[k]);
+    l.pop_n(batch.size());
+  }
+}
+
+}  // namespace
+
+TEST(flow_markers, a_marker_follows_every_item_sent_before_it_on_each_edge) {
+  spate::link<int> even({.capacity = 2, .notify_batch = 1});
+  spate::link<int> odd({.capacity = 8, .notify_batch = 1});
+  detail::routing_port<int, by_parity> port({&even, &odd}, by_parity{}, 0);
+  for (int i = 0; i < 8; ++i) port.send(int(i));
+  EXPECT_TRUE(port.has_pending());  // 4 and 6 wait: the even ring holds two
+  ASSERT_TRUE(port.post_marker(42));
+  port.send(8);
+  port.send(9);
+  port.notify_consumers();
+
+  ASSERT_EQ(even.markers_queued(), 1u);
+  ASSERT_EQ(odd.markers_queued(), 1u);
+  EXPECT_EQ(even.front_marker()->id, 42u);
+  EXPECT_EQ(even.front_marker()->position, 4u);  // 0, 2 in the ring; 4, 6 buffered
+  EXPECT_EQ(odd.front_marker()->position, 4u);   // 1, 3, 5, 7
+
+  EXPECT_EQ(drain_before_marker(odd), (std::vector<int>{1, 3, 5, 7}));
+  ASSERT_TRUE(odd.at_marker());
+  odd.pop_marker();
+  EXPECT_EQ(drain_before_marker(odd), (std::vector<int>{9}));
+
+  std::vector<int> even_got = drain_before_marker(even);
+  EXPECT_FALSE(even.at_marker());  // 4 and 6 are not in the ring yet
+  EXPECT_FALSE(port.flush());      // 4 and 6 move into the ring; 8 still waits behind them
+  port.notify_consumers();
+  for (int v : drain_before_marker(even)) even_got.push_back(v);
+  EXPECT_EQ(even_got, (std::vector<int>{0, 2, 4, 6}));
+  ASSERT_TRUE(even.at_marker());
+  even.pop_marker();
+  ASSERT_TRUE(port.flush());
+  port.notify_consumers();
+  EXPECT_EQ(drain_before_marker(even), (std::vector<int>{8}));
+}
+
+// A marker is posted on all edges or on none: a full marker queue on one edge refuses it
+// without leaving it on the others.
+TEST(flow_markers, a_marker_goes_on_every_edge_or_on_none) {
+  spate::link<int> a, b;
+  detail::routing_port<int, by_parity> port({&a, &b}, by_parity{}, 0);
+  for (std::uint64_t id = 0; id < spate::link_base::marker_capacity; ++id) {
+    ASSERT_TRUE(b.post_marker({.id = id, .position = 0}));
+  }
+  EXPECT_FALSE(port.post_marker(9));
+  EXPECT_EQ(a.markers_queued(), 0u);
+  EXPECT_EQ(b.markers_queued(), spate::link_base::marker_capacity);
+  b.pop_marker();
+  EXPECT_TRUE(port.post_marker(9));
+  EXPECT_EQ(a.markers_queued(), 1u);
+}
