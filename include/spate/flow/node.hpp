@@ -26,7 +26,7 @@
 namespace spate::flow {
 
 namespace detail {
-template <class N, class Mode>
+template <class N, class Mode, class KeyFn = void>
 class node_task;
 struct node_access;
 class node_task_base;

@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
+#include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/worker_pool.hpp"
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/flow/detail/node_task.hpp"
 #include "spate/flow/graph_options.hpp"
 #include "spate/flow/stages.hpp"
-#include "spate/exec/dedicated_thread.hpp"
-#include "spate/exec/worker_pool.hpp"
 
 namespace spate::flow {
 
@@ -72,6 +72,12 @@ struct router_node : node<T, T> {
   void consume(T& item) { this->send_next(apply(item)); }
 };
 
+// A by_key farm (policy P) whose worker (W) is one node with keyed state.
+template <class W, class P>
+concept keyed_farm_worker = requires(const P& p) { p.key; } && requires {
+  typename W::node_type;
+} && state::keyed_node<typename W::node_type>;
+
 class builder {
  public:
   // `start_thread` gives a node on a dedicated thread its thread (the graph takes it from
@@ -103,14 +109,17 @@ class builder {
   }
 
  private:
-  template <class N, class Mode>
-  node_task<N, Mode>* add_node(const node_stage<N>& stage, std::string name, const char* kind,
-                               std::size_t replica, std::size_t replicas) {
+  // `key`: the by_key function of the farm whose worker the node is, for keyed state.
+  template <class N, class Mode, class KeyFn = void>
+  node_task<N, Mode, KeyFn>* add_node(const node_stage<N>& stage, std::string name,
+                                      const char* kind, std::size_t replica, std::size_t replicas,
+                                      const KeyFn* key = nullptr) {
     auto& stats = state_.add_stats(std::move(name), kind);
     executor* runs_on = &pool_;
     if (stage.options.dedicated_thread) runs_on = &start_thread_(stage.options.pin_to_cpu);
-    return adopt(std::make_unique<node_task<N, Mode>>(stage.make(), stats, replica, replicas),
-                 *runs_on);
+    return adopt(
+        std::make_unique<node_task<N, Mode, KeyFn>>(stage.make(), stats, replica, replicas, key),
+        *runs_on);
   }
 
   // Gives a new task its executor and the graph's options, and hands it to the graph.
@@ -134,17 +143,18 @@ class builder {
   }
 
   // ---- a single node
-  template <class N, class Mode = plain_input>
+  template <class N, class Mode = plain_input, class KeyFn = void>
   auto instantiate_node(const node_stage<N>& stage, const std::string& suffix,
-                        std::size_t replica = 0, std::size_t replicas = 1) {
+                        std::size_t replica = 0, std::size_t replicas = 1,
+                        const KeyFn* key = nullptr) {
     using In = typename N::input_type;
     using Out = typename N::output_type;
-    auto* task =
-        add_node<N, Mode>(stage, stage.options.name + suffix,
-                          kind_of(std::is_void_v<In>, std::is_void_v<Out>), replica, replicas);
+    auto* task = add_node<N, Mode, KeyFn>(stage, stage.options.name + suffix,
+                                          kind_of(std::is_void_v<In>, std::is_void_v<Out>), replica,
+                                          replicas, key);
     fragment<In, Out> f;
     if constexpr (!std::is_void_v<In>) {
-      using element = typename node_task<N, Mode>::element;
+      using element = typename node_task<N, Mode, KeyFn>::element;
       if constexpr (std::is_same_v<Mode, plain_input>) {
         f.entry.points.push_back(
             {task, links_into(stage.options), [task](link<element>* e) { task->add_input(e); }});
@@ -207,7 +217,10 @@ class builder {
       return instantiate_routed_special(farm, suffix);
     } else {
       if (farm.ordered) {
-        if constexpr (requires { typename W::node_type; }) {
+        if constexpr (keyed_farm_worker<W, P>) {
+          throw std::invalid_argument("spate::flow::ordered_farm '" + farm.name +
+                                      "': a node with keyed state needs a plain by_key farm");
+        } else if constexpr (requires { typename W::node_type; }) {
           return instantiate_routed_special(farm, suffix);
         } else {
           throw std::invalid_argument(
@@ -227,7 +240,15 @@ class builder {
     fragment<In, Out> f;
     std::vector<fragment<In, Out>> replicas;
     for (std::size_t i = 0; i < n; ++i) {
-      replicas.push_back(instantiate(farm.worker, false, suffix + "#" + std::to_string(i), i, n));
+      const std::string replica_suffix = suffix + "#" + std::to_string(i);
+      if constexpr (keyed_farm_worker<W, P>) {
+        // The farm's key is the state key of its node (state/keyed.hpp).
+        replicas.push_back(instantiate_node<typename W::node_type, plain_input>(
+                               farm.worker, replica_suffix, i, n, &farm.policy.key)
+                               .first);
+      } else {
+        replicas.push_back(instantiate(farm.worker, false, replica_suffix, i, n));
+      }
       if (replicas.back().entry.points.size() != 1) {
         throw std::invalid_argument(
             "spate::flow::farm: a worker must start with a single node (its first stage is a "

@@ -13,6 +13,7 @@
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/detail/output_port.hpp"
 #include "spate/flow/node.hpp"
+#include "spate/state/keyed_store.hpp"
 
 namespace spate::flow::detail {
 
@@ -39,7 +40,22 @@ struct input_element<void, Mode> {
   using type = no_input;
 };
 
-template <class N, class Mode>
+// What a keyed node's task keeps: its by_key function and its rows (state/keyed_store.hpp);
+// nothing for other nodes.
+template <class N, class KeyFn, bool Keyed = state::keyed_node<N> && !std::is_void_v<KeyFn>>
+struct key_binding {
+  explicit key_binding(const void*) {}
+};
+template <class N, class KeyFn>
+struct key_binding<N, KeyFn, true> {
+  using key_type = std::decay_t<std::invoke_result_t<const KeyFn&, const typename N::input_type&>>;
+  explicit key_binding(const KeyFn* f) : key(*f) {}
+  KeyFn key;
+  state::keyed_store<key_type, decltype(std::declval<N&>().state_fields())> store;
+};
+
+// `KeyFn`: the by_key function of the farm whose worker this node is (void: none).
+template <class N, class Mode, class KeyFn>
 class node_task final : public node_task_base {
  public:
   using in_type = typename N::input_type;
@@ -48,30 +64,41 @@ class node_task final : public node_task_base {
   static constexpr bool is_source = std::is_void_v<in_type>;
   static constexpr bool is_sink = std::is_void_v<out_type>;
   // Sources that know how many items are left and make them one by one (flow::generate).
-  static constexpr bool counted_source = is_source && requires(N & n) {
+  static constexpr bool counted_source = is_source && requires(N& n) {
     { n.remaining() } -> std::convertible_to<std::size_t>;
     { n.make_next() } -> std::same_as<out_type>;
   };
+  // Nodes with keyed state (state/keyed.hpp): consume() runs with the item's key bound.
+  static constexpr bool keyed = state::keyed_node<N>;
+  static_assert(
+      !requires(N& n) { n.state_fields(); } || keyed,
+      "spate::flow: state_fields() must return std::tie(...) of spate::state "
+      "handles (value, map, list)");
+  static_assert(!keyed || (!std::is_void_v<KeyFn> && std::is_same_v<Mode, plain_input>),
+                "spate::flow: a node with keyed state (state_fields()) must be the worker of "
+                "a by_key farm, itself and not a pipeline: flow::farm(stage, "
+                "flow::by_key{key_fn}, replicas) (an ordered or broadcast farm cannot host it)");
   // Nodes with `Out apply(In&)` emit exactly one item per input (flow::map).
   static constexpr bool one_to_one = std::is_same_v<Mode, plain_input> && !is_source && !is_sink &&
-                                     requires(N & n, element& item) {
-    { n.apply(item) } -> std::same_as<out_type>;
-  };
+                                     !keyed && requires(N& n, element& item) {
+                                       { n.apply(item) } -> std::same_as<out_type>;
+                                     };
 
   // Nodes woken from outside as well as by input (flow/wake_timer.hpp).
-  static constexpr bool woken_from_outside = !is_source && requires(N & n, const N& c) {
+  static constexpr bool woken_from_outside = !is_source && requires(N& n, const N& c) {
     { c.has_news() } -> std::convertible_to<bool>;
     n.on_news();
   };
 
   static_assert(
       !std::is_same_v<Mode, shared_input> ||
-          requires(N & n, const in_type& item) { n.consume(item); },
+          requires(N& n, const in_type& item) { n.consume(item); },
       "spate::flow: workers of a broadcast farm share one copy of each item, so "
       "their consume() must take `const In&`");
 
-  node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas)
-      : node_task_base(stats), node_(std::move(node)) {
+  node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas,
+            const KeyFn* key = nullptr)
+      : node_task_base(stats), node_(std::move(node)), key_(key) {
     node_access::bind(node_, replica, replicas, this);
   }
 
@@ -270,6 +297,9 @@ class node_task final : public node_task_base {
       tagging_->begin_item(item.seq);
       node_.consume(*item.value);
       tagging_->end_item();
+    } else if constexpr (keyed) {
+      const auto key = key_.key(std::as_const(item));
+      key_.store.with_key(key, node_.state_fields(), [&] { node_.consume(item); });
     } else {
       node_.consume(item);
     }
@@ -297,6 +327,7 @@ class node_task final : public node_task_base {
   }
 
   N node_;
+  [[no_unique_address]] key_binding<N, KeyFn> key_;
   std::vector<link<element>*> inputs_;
   std::size_t next_input_ = 0;
   std::unique_ptr<output_port<std::conditional_t<is_sink, int, out_type>>> port_;
