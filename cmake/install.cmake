@@ -105,7 +105,7 @@ function(spate_pkg_config file name description library requires dependency)
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endfunction()
 spate_pkg_config(spate.pc spate
-  "C++20 runtime for stream processing: actors, flow graphs, windows, reactors" spate "" "")
+  "C++20 runtime for stream processing: actors, flow graphs, windows, reactors" spate "" zlib)
 if(TARGET spate_kafka)
   spate_pkg_config(spate-kafka.pc spate-kafka "spate's Kafka sources and sinks" spate_kafka
                    spate rdkafka)

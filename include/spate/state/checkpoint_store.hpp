@@ -1,0 +1,127 @@
+#pragma once
+// The checkpoint store: where a checkpoint's parts (each node replica's state, in bytes) and
+// its manifest are written durably, found again after a crash, checked, and retired.
+//
+// Layout, one directory per checkpoint:
+//
+//   <directory>/chk-000042/part-<name>.bin   one per part: header, the bytes, a checksum
+//   <directory>/chk-000042/MANIFEST          written last: the parts with their sizes and
+//                                            checksums, the source positions, the graph's
+//                                            fingerprint, a checksum
+//
+// A checkpoint is complete when its MANIFEST exists: parts are fsynced first, the manifest
+// is written to MANIFEST.tmp, fsynced and renamed (the commit point), and the directories
+// are fsynced, so a crash at any moment leaves either a complete checkpoint or one without
+// a MANIFEST, which the next store on the directory deletes. (Flink's checkpoint coordinator
+// completes a checkpoint the same way, by writing its metadata file last.)
+//
+// Restore (latest()) takes the newest complete checkpoint whose every file checks out: the
+// manifest's magic, format version, checksum and fingerprint; each part's existence, size,
+// header and checksum. A checkpoint that fails is skipped with a message naming the file
+// and the problem ("chk-000042/part-count#1.bin: truncated, 12 of 40 bytes"), logged and
+// returned, and the previous one is tried.
+//
+// Checksums are CRC-32 (zlib's). Numbers are in the host's byte order: a checkpoint is read
+// by the same build on the same architecture (docs/state.md).
+//
+// Threading: write_part() may run on several threads at once for different parts; every
+// other method is for one thread at a time. I/O errors throw std::system_error naming the
+// path and the OS reason.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spate/platform/export.hpp"
+
+namespace spate::state {
+
+/// One part of a checkpoint as its manifest lists it.
+struct checkpoint_part {
+  /// Unique within the checkpoint (a node replica's name).
+  std::string name{};
+  /// Bytes of the part's file.
+  std::uint64_t file_size = 0;
+  /// CRC-32 of the part's file up to its trailing checksum.
+  std::uint32_t checksum = 0;
+  /// Equal when every field is.
+  friend bool operator==(const checkpoint_part&, const checkpoint_part&) = default;
+};
+
+/// A checkpoint's table of contents (its MANIFEST).
+struct checkpoint_manifest {
+  /// Increasing from 1 within a store.
+  std::uint64_t id = 0;
+  /// When it was committed (milliseconds since the Unix epoch).
+  std::int64_t created_ms = 0;
+  /// What wrote it (the graph's nodes and states); restore skips a checkpoint of another.
+  std::string fingerprint{};
+  /// Key groups its keyed state is divided into.
+  std::uint32_t key_groups = 0;
+  /// Its parts.
+  std::vector<checkpoint_part> parts{};
+  /// Named values beside the state: source positions, sink transactions.
+  std::map<std::string, std::string> extras{};
+  /// Equal when every field is.
+  friend bool operator==(const checkpoint_manifest&, const checkpoint_manifest&) = default;
+};
+
+/// Where a checkpoint_store keeps its checkpoints and how many.
+struct checkpoint_store_options {
+  /// The store's directory (made if missing).
+  std::filesystem::path directory;
+  /// Complete checkpoints kept by retire() (at least 1).
+  std::size_t retain = 2;
+};
+
+/// The checkpoints of one graph instance in one directory (see the top of this file).
+class SPATE_API checkpoint_store {
+ public:
+  /// The format this build writes and reads.
+  static constexpr std::uint32_t format_version = 1;
+
+  /// Opens (makes) the directory and deletes incomplete checkpoints (no MANIFEST) and stray
+  /// MANIFEST.tmp files: what a crash during a checkpoint leaves.
+  explicit checkpoint_store(checkpoint_store_options options);
+
+  /// The directory.
+  const std::filesystem::path& directory() const noexcept { return options_.directory; }
+  /// The directory of checkpoint `id`.
+  std::filesystem::path checkpoint_directory(std::uint64_t id) const;
+
+  /// Writes part `name` of checkpoint `id` and fsyncs it; returns its manifest entry.
+  checkpoint_part write_part(std::uint64_t id, std::string_view name, std::string_view bytes) const;
+  /// The commit point: writes `manifest` (whose parts were written) as MANIFEST, durably.
+  void commit(const checkpoint_manifest& manifest) const;
+  /// Deletes checkpoint `id`, complete or not (an aborted checkpoint's parts).
+  void remove(std::uint64_t id) const;
+
+  /// Ids of the complete checkpoints (a MANIFEST, not yet checked), oldest first.
+  std::vector<std::uint64_t> complete() const;
+  /// The id after every checkpoint in the directory, complete or not.
+  std::uint64_t next_id() const;
+
+  /// The newest complete checkpoint written with `fingerprint` whose files all check out,
+  /// or none. Each one skipped adds a line to `problems`, naming the file, and is logged.
+  std::optional<checkpoint_manifest> latest(std::string_view fingerprint,
+                                            std::vector<std::string>& problems) const;
+  /// Part `name` of a checkpoint latest() returned, checked again (it throws
+  /// std::runtime_error naming the file if it changed since).
+  std::string read_part(const checkpoint_manifest& manifest, std::string_view name) const;
+
+  /// Deletes complete checkpoints older than the newest `retain`, except `keep`.
+  void retire(std::optional<std::uint64_t> keep = std::nullopt) const;
+
+ private:
+  // The manifest of checkpoint `id` if it checks out; else a problem for `problems`.
+  std::optional<checkpoint_manifest> check(std::uint64_t id, std::string_view fingerprint,
+                                           std::string& problem) const;
+
+  checkpoint_store_options options_;
+};
+
+}  // namespace spate::state
