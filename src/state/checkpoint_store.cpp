@@ -3,6 +3,7 @@
 #include "spate/state/checkpoint_store.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -31,6 +31,7 @@ constexpr std::string_view manifest_name = "MANIFEST";
 constexpr std::string_view manifest_tmp_name = "MANIFEST.tmp";
 constexpr std::string_view directory_prefix = "chk-";
 
+// `error` is errno, read by the caller before anything else can change it.
 [[noreturn]] void throw_os_error(int error, const std::string& what, const fs::path& path) {
   throw std::system_error(error, std::generic_category(),
                           "spate::state: " + what + " " + path.string());
@@ -66,7 +67,10 @@ class file {
     do {
       fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
     } while (fd_ < 0 && errno == EINTR);
-    if (fd_ < 0) throw_os_error(errno, what, path);
+    if (fd_ < 0) {
+      const int error = errno;
+      throw_os_error(error, what, path);
+    }
   }
   file(const file&) = delete;
   file& operator=(const file&) = delete;
@@ -77,20 +81,27 @@ class file {
     while (!bytes.empty()) {
       const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
       if (n < 0) {
-        if (errno == EINTR) continue;
-        throw_os_error(errno, "writing", path_);
+        const int error = errno;
+        if (error == EINTR) continue;
+        throw_os_error(error, "writing", path_);
       }
       bytes.remove_prefix(static_cast<std::size_t>(n));
     }
   }
   void sync() {
-    if (::fsync(fd_) != 0) throw_os_error(errno, "syncing", path_);
+    if (::fsync(fd_) != 0) {
+      const int error = errno;
+      throw_os_error(error, "syncing", path_);
+    }
   }
   // Closes, reporting a deferred write error (NFS and some file systems report them here).
   void close() {
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0 && errno != EINTR) throw_os_error(errno, "closing", path_);
+    if (::close(fd) != 0) {
+      const int error = errno;
+      if (error != EINTR) throw_os_error(error, "closing", path_);
+    }
   }
 
  private:
@@ -284,6 +295,22 @@ checkpoint_store::checkpoint_store(checkpoint_store_options options)
   std::error_code ec;
   fs::create_directories(options_.directory, ec);
   if (ec) throw_os_error(ec.value(), "creating directory", options_.directory);
+  const fs::path lock = options_.directory / "LOCK";
+  do {
+    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  } while (lock_fd_ < 0 && errno == EINTR);
+  if (lock_fd_ < 0) {
+    const int error = errno;
+    throw_os_error(error, "creating", lock);
+  }
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(lock_fd_);
+    throw_os_error(
+        error,
+        error == EWOULDBLOCK ? "another checkpoint store has the directory open:" : "locking",
+        lock);
+  }
   for (const auto& entry : fs::directory_iterator(options_.directory)) {
     if (!entry.is_directory() || !id_of(entry.path())) continue;
     fs::remove(entry.path() / manifest_tmp_name, ec);
@@ -294,6 +321,10 @@ checkpoint_store::checkpoint_store(checkpoint_store_options options)
       if (ec) throw_os_error(ec.value(), "removing", entry.path());
     }
   }
+}
+
+checkpoint_store::~checkpoint_store() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
 fs::path checkpoint_store::checkpoint_directory(std::uint64_t id) const {
@@ -318,20 +349,35 @@ checkpoint_part checkpoint_store::write_part(std::uint64_t id, std::string_view 
 
 void checkpoint_store::commit(const checkpoint_manifest& manifest) const {
   const fs::path dir = checkpoint_directory(manifest.id);
-  for (const auto& p : manifest.parts) check_part_name(p.name);
+  for (const auto& p : manifest.parts) {
+    check_part_name(p.name);
+    std::error_code ec;
+    const auto size = fs::file_size(dir / part_file_name(p.name), ec);
+    if (ec || size != p.file_size) {
+      throw std::runtime_error(
+          "spate::state: not committing checkpoint " + std::to_string(manifest.id) + ": its part " +
+          (dir / part_file_name(p.name)).string() +
+          (ec ? " is missing (" + ec.message() + ")"
+              : " has " + std::to_string(size) + " bytes, not " + std::to_string(p.file_size)));
+    }
+  }
   if (!fs::is_directory(dir)) {
     // A checkpoint without parts (a graph with no state) still gets its directory.
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) throw_os_error(ec.value(), "creating directory", dir);
   }
+  // The parts' directory entries and the checkpoint's own are durable before the commit
+  // point, so a MANIFEST never survives a crash that its parts do not.
+  sync_directory(dir);
+  sync_directory(options_.directory);
   const fs::path tmp = dir / manifest_tmp_name;
   write_durably(tmp, encode_manifest(manifest));
   if (::rename(tmp.c_str(), (dir / manifest_name).c_str()) != 0) {
-    throw_os_error(errno, "renaming", tmp);
+    const int error = errno;
+    throw_os_error(error, "renaming", tmp);
   }
-  sync_directory(dir);                 // the rename
-  sync_directory(options_.directory);  // the checkpoint's directory entry
+  sync_directory(dir);  // the rename
 }
 
 void checkpoint_store::remove(std::uint64_t id) const {
@@ -339,7 +385,7 @@ void checkpoint_store::remove(std::uint64_t id) const {
   std::error_code ec;
   // The MANIFEST first: a crash in between leaves an incomplete checkpoint, which the next
   // store deletes, never a complete one missing parts.
-  fs::remove(dir / manifest_name, ec);
+  if (fs::remove(dir / manifest_name, ec)) sync_directory(dir);
   if (ec) throw_os_error(ec.value(), "removing", dir / manifest_name);
   fs::remove_all(dir, ec);
   if (ec) throw_os_error(ec.value(), "removing", dir);
@@ -357,11 +403,12 @@ std::vector<std::uint64_t> checkpoint_store::complete() const {
   return ids;
 }
 
-std::uint64_t checkpoint_store::next_id() const {
-  std::uint64_t next = 1;
+std::uint64_t checkpoint_store::next_id() {
+  std::uint64_t next = last_id_ + 1;
   for (const auto& entry : fs::directory_iterator(options_.directory)) {
     if (const auto id = id_of(entry.path())) next = std::max(next, *id + 1);
   }
+  last_id_ = next;
   return next;
 }
 

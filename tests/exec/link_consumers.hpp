@@ -55,17 +55,18 @@ inline std::vector<int> drain_on_this_thread(spate::link<int>& l, spate::waiter&
 }
 
 // A consumer task that takes part in markers: reads with readable_before_marker(), records
-// each marker it reaches with the number of items popped before it, and counts a marker as
-// news in its idle re-check (link M2, M3). It ends once the link is closed, drained and has
-// no marker left.
+// each marker it meets as {its id, the items popped before it}, and counts a marker as news
+// in its idle re-check (link M2, M3). It ends once the link has ended() (no marker due).
 class marker_recording_unit final : public spate::unit {
  public:
   explicit marker_recording_unit(spate::link<int>& input) : input_(input) {}
   spate::resume_result resume(std::size_t) override {
     for (;;) {
+      // Read before the markers are examined (M2): one posted later is news to the re-check.
+      const std::size_t markers_seen = input_.markers_posted();
       for (;;) {
         if (input_.at_marker()) {
-          markers.push_back(*input_.front_marker());
+          markers.push_back({.id = input_.front_marker()->id, .position = input_.popped()});
           input_.pop_marker();
           continue;
         }
@@ -75,13 +76,15 @@ class marker_recording_unit final : public spate::unit {
         input_.pop_n(batch.size());
       }
       input_.release_producer();
-      if (input_.closed_and_drained() && input_.markers_queued() == 0) {
+      if (input_.ended()) {
         finish_unit();
         done.store(true, std::memory_order_release);
         return spate::resume_result::done;
       }
       if (!go_idle([&] {
-            return input_.size_approx() != 0 || input_.markers_queued() != 0 || input_.is_closed();
+            // Atomics only (M2): the next activation may already run.
+            return input_.size_approx() != 0 || input_.markers_posted() != markers_seen ||
+                   input_.is_closed();
           })) {
         return spate::resume_result::awaiting;
       }

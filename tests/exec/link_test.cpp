@@ -283,3 +283,23 @@ TEST(link, a_consumer_task_meets_every_marker_at_its_position) {
     EXPECT_EQ(consumer.markers, posted);
   });
 }
+
+// M3 at the end of a stream: a marker at the last item is due before the stream ends; one
+// beyond it (it counted buffered items a cancelled producer dropped) never is, and ended()
+// holds without it.
+TEST(link, a_stream_ends_after_its_last_due_marker_and_without_one_beyond_it) {
+  spate::link<int> l;
+  ASSERT_TRUE(l.try_push(1));
+  ASSERT_TRUE(l.post_marker({.id = 1, .position = l.pushed()}));
+  ASSERT_TRUE(l.post_marker({.id = 2, .position = l.pushed() + 3}));  // 3 items never pushed
+  l.close();
+  l.pop_n(l.readable_before_marker(10).size());
+  EXPECT_TRUE(l.closed_and_drained());
+  EXPECT_FALSE(l.ended());  // marker 1 is due
+  ASSERT_TRUE(l.at_marker());
+  EXPECT_EQ(l.front_marker()->id, 1u);
+  l.pop_marker();
+  EXPECT_FALSE(l.at_marker());
+  EXPECT_TRUE(l.ended());
+  EXPECT_EQ(l.markers_queued(), 1u);  // marker 2 stays, never due
+}

@@ -176,7 +176,7 @@ TEST(checkpoint_store, a_part_of_another_checkpoint_is_skipped) {
         fs::copy_file(chk.parent_path() / "chk-000001" / "part-a.bin", chk / "part-a.bin",
                       fs::copy_options::overwrite_existing);
       },
-      "chk-000002/part-a.bin: ");
+      "chk-000002/part-a.bin: its header does not name checkpoint 2 and part 'a'");
 }
 
 TEST(checkpoint_store, a_manifest_of_another_format_is_skipped_naming_both_versions) {
@@ -267,4 +267,53 @@ TEST(checkpoint_store, misuse_is_refused) {
   EXPECT_THROW(store.write_part(1, "a/b", "x"), std::invalid_argument);
   EXPECT_THROW(store.write_part(1, "", "x"), std::invalid_argument);
   EXPECT_THROW(store.write_part(1, "..", "x"), std::invalid_argument);
+}
+
+// One store per directory: a second one would delete the first one's checkpoint in progress
+// as incomplete.
+TEST(checkpoint_store, a_second_store_on_the_directory_is_refused) {
+  temp_dir dir;
+  checkpoint_store first({.directory = dir.path});
+  first.write_part(1, "a", "in progress");
+  try {
+    checkpoint_store second({.directory = dir.path});
+    FAIL() << "expected system_error";
+  } catch (const std::system_error& e) {
+    EXPECT_NE(std::string(e.what()).find("another checkpoint store has the directory open"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(fs::exists(first.checkpoint_directory(1) / "part-a.bin"));
+}
+
+// The commit point refuses a manifest whose parts are not all there as listed.
+TEST(checkpoint_store, a_manifest_with_a_missing_or_changed_part_is_not_committed) {
+  temp_dir dir;
+  checkpoint_store store({.directory = dir.path});
+  checkpoint_manifest m{.id = 1, .fingerprint = "graph-1"};
+  m.parts.push_back(store.write_part(1, "a", "bytes"));
+  m.parts.push_back({.name = "never-written", .file_size = 10, .checksum = 0});
+  try {
+    store.commit(m);
+    FAIL() << "expected runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("part-never-written.bin is missing"), std::string::npos)
+        << e.what();
+  }
+  m.parts.pop_back();
+  m.parts[0].file_size += 1;
+  EXPECT_THROW(store.commit(m), std::runtime_error);
+  EXPECT_TRUE(store.complete().empty());
+}
+
+// Ids go up within a store, even past a removed checkpoint.
+TEST(checkpoint_store, ids_are_not_given_twice) {
+  temp_dir dir;
+  checkpoint_store store({.directory = dir.path});
+  const auto first = store.next_id();
+  write_checkpoint(store, first);
+  const auto second = store.next_id();
+  store.write_part(second, "a", "aborted");
+  store.remove(second);
+  EXPECT_GT(store.next_id(), second);
 }

@@ -173,3 +173,33 @@ TEST(keyed_state, a_handle_used_outside_consume_fails_naming_the_state) {
   }
   EXPECT_THROW(state::value<int>{""}, std::invalid_argument);
 }
+
+// Two states with one name, and a keyed node in an ordered farm, are refused when the graph
+// is built (when it starts).
+TEST(keyed_state, repeated_names_and_ordered_farms_are_refused) {
+  struct twice : flow::node<event, void> {
+    state::value<int> a{"same"};
+    state::list<int> b{"same"};
+    auto state_fields() { return std::tie(a, b); }
+    void consume(event&) {}
+  };
+  const auto key = flow::by_key{[](const event& e) { return e.user; }};
+  const auto source = flow::generate<event>(1, [](std::size_t) { return event{"u", 1}; });
+  spate::runtime rt(runtime_with(workers(2)));
+  try {
+    flow::graph g(flow::pipeline(source, flow::farm(twice{}, 2, key)));
+    g.run(rt);  // a graph is built when it starts
+    FAIL() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("named 'same'"), std::string::npos) << e.what();
+  }
+  try {
+    flow::graph g(
+        flow::pipeline(source, flow::ordered_farm(per_user{}, 2, key), flow::sink([](tally&) {})));
+    g.run(rt);
+    FAIL() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a plain by_key farm"), std::string::npos)
+        << e.what();
+  }
+}

@@ -71,7 +71,10 @@
 //       At most marker_capacity markers are queued; when all are, post_marker() returns
 //       false and posts nothing.
 //   M2. It wakes the consumer end (I2; one fence may serve several links, as for items).
-//       The consumer's idle re-check reads markers_queued().
+//       The consumer's idle re-check compares markers_posted() with the count it read
+//       before it last examined its markers. (A re-check reads atomics only: it may run while the
+//       unit's next activation already pops elsewhere. A marker seen before and not yet due waits
+//       for items still to come, whose I2 wakes the consumer.)
 //   M3. The consumer reads front_marker() (acquire load of the count). readable_before_marker()
 //       ends a batch at the front marker, so at_marker() tells when exactly `position` items
 //       were popped. It loads the ring's tail before the marker count: the producer posts a
@@ -79,8 +82,11 @@
 //       the consumer sees is then visible to it. Having acted on it, the consumer pop_marker()s
 //       (release store of its count, read by the producer's M1 to reuse the slot). Only the
 //       consumer removes markers.
-//   Markers are the consumer's business: closed_and_drained() looks at items only, and a
-//   consumer that takes part in checkpoints tests markers_queued() before it ends.
+//   Markers are the consumer's business: closed_and_drained() looks at items only. A
+//   consumer that takes part in checkpoints ends on ended() instead: closed, drained and no
+//   marker due. A marker posted before close() at the last item is due, so it is met first;
+//   one standing beyond the last item (it counted buffered items that a cancelled producer
+//   then dropped) is never due, and the stream ends without it.
 //
 // Abandon (consumer -> producer): a consumer that will never read again (its graph was
 // cancelled) calls abandon(): abandoned = true, then R3 unconditionally. A producer's re-check
@@ -100,8 +106,10 @@
 // Producer methods (try_push, reserve, commit, pushed, post_marker, close, request_room,
 // withdraw_room_request, push_waiting_for_room): the producer only. Consumer methods (front,
 // readable, readable_before_marker, pop, pop_n, pop_and_release, popped, front_marker,
-// at_marker, pop_marker, release_producer, closed_and_drained, abandon): the consumer only.
-// size_approx(), markers_queued(), is_closed(), has_room(), has_room_to_resume(),
+// at_marker, pop_marker, release_producer, closed_and_drained, ended, abandon): the consumer
+// only.
+// size_approx(), markers_posted(), markers_queued(), is_closed(), has_room(),
+// has_room_to_resume(),
 // producer_waits(): any thread.
 // set_consumer() may race with the producer's wake-ups (a source node learns its task when it
 // starts); set_producer() is called before the consumer may release the producer, or by the
@@ -236,7 +244,11 @@ class SPATE_API link_base {
   std::size_t resume_level() const noexcept { return resume_level_; }
   /// Drained to the resume level: what a waiting producer's re-check asks (R2).
   bool has_room_to_resume() const noexcept { return size_approx() <= resume_level_; }
-  /// Markers posted and not yet popped (M2's re-check).
+  /// Markers posted since the link was made (M2's re-check).
+  std::size_t markers_posted() const noexcept {
+    return markers_posted_.load(std::memory_order_acquire);
+  }
+  /// Markers posted and not yet popped.
   std::size_t markers_queued() const noexcept {
     const std::size_t taken = markers_taken_.load(std::memory_order_acquire);
     return markers_posted_.load(std::memory_order_acquire) - taken;
@@ -430,6 +442,9 @@ class link final : public link_base {
   }
   /// End of stream and nothing left (`closed` is read first: E1).
   bool closed_and_drained() noexcept { return is_closed() && ring_.front() == nullptr; }
+  /// End of stream for a consumer of markers: closed, drained, and no marker due (M3; the
+  /// markers are read after `closed`, so one posted before close() is seen).
+  bool ended() noexcept { return closed_and_drained() && !at_marker(); }
 
  private:
   spsc_ring<T> ring_;

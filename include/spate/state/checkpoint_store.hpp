@@ -24,6 +24,11 @@
 // Checksums are CRC-32 (zlib's). Numbers are in the host's byte order: a checkpoint is read
 // by the same build on the same architecture (docs/state.md).
 //
+// One store at a time has a directory open: it holds an exclusive lock (flock) on
+// <directory>/LOCK, and a second store on the same directory, in this process or another,
+// fails to open. (Without it, a second store would delete a checkpoint the first is
+// writing as incomplete.)
+//
 // Threading: write_part() may run on several threads at once for different parts; every
 // other method is for one thread at a time. I/O errors throw std::system_error naming the
 // path and the OS reason.
@@ -56,7 +61,7 @@ struct checkpoint_part {
 struct checkpoint_manifest {
   /// Increasing from 1 within a store.
   std::uint64_t id = 0;
-  /// When it was committed (milliseconds since the Unix epoch).
+  /// When it was taken (milliseconds since the Unix epoch), as its writer set it.
   std::int64_t created_ms = 0;
   /// What wrote it (the graph's nodes and states); restore skips a checkpoint of another.
   std::string fingerprint{};
@@ -84,9 +89,14 @@ class SPATE_API checkpoint_store {
   /// The format this build writes and reads.
   static constexpr std::uint32_t format_version = 1;
 
-  /// Opens (makes) the directory and deletes incomplete checkpoints (no MANIFEST) and stray
-  /// MANIFEST.tmp files: what a crash during a checkpoint leaves.
+  /// Opens (makes) the directory, locks it, and deletes incomplete checkpoints (no
+  /// MANIFEST) and stray MANIFEST.tmp files: what a crash during a checkpoint leaves.
+  /// Throws std::system_error when another store has the directory open.
   explicit checkpoint_store(checkpoint_store_options options);
+  checkpoint_store(const checkpoint_store&) = delete;
+  checkpoint_store& operator=(const checkpoint_store&) = delete;
+  /// Unlocks the directory.
+  ~checkpoint_store();
 
   /// The directory.
   const std::filesystem::path& directory() const noexcept { return options_.directory; }
@@ -95,15 +105,18 @@ class SPATE_API checkpoint_store {
 
   /// Writes part `name` of checkpoint `id` and fsyncs it; returns its manifest entry.
   checkpoint_part write_part(std::uint64_t id, std::string_view name, std::string_view bytes) const;
-  /// The commit point: writes `manifest` (whose parts were written) as MANIFEST, durably.
+  /// The commit point: writes `manifest` as MANIFEST, durably. Throws std::runtime_error,
+  /// writing nothing, when a part it lists is missing or has another size.
   void commit(const checkpoint_manifest& manifest) const;
   /// Deletes checkpoint `id`, complete or not (an aborted checkpoint's parts).
   void remove(std::uint64_t id) const;
 
   /// Ids of the complete checkpoints (a MANIFEST, not yet checked), oldest first.
   std::vector<std::uint64_t> complete() const;
-  /// The id after every checkpoint in the directory, complete or not.
-  std::uint64_t next_id() const;
+  /// An id for a new checkpoint: above every checkpoint in the directory, complete or not,
+  /// and every id this store gave before. (After remove() and a restart, an aborted
+  /// checkpoint's id may come again; a complete one's never does while it is kept.)
+  std::uint64_t next_id();
 
   /// The newest complete checkpoint written with `fingerprint` whose files all check out,
   /// or none. Each one skipped adds a line to `problems`, naming the file, and is logged.
@@ -122,6 +135,8 @@ class SPATE_API checkpoint_store {
                                            std::string& problem) const;
 
   checkpoint_store_options options_;
+  int lock_fd_ = -1;
+  std::uint64_t last_id_ = 0;
 };
 
 }  // namespace spate::state

@@ -5,9 +5,9 @@
 //   struct counter : spate::flow::node<word, count> {
 //     spate::state::value<std::uint64_t> seen{"seen"};
 //     auto state_fields() { return std::tie(seen); }
-//     void consume(word& w) { send_next({w.text, ++seen.get_or_init()}); }
+//     void consume(word& w) { send_next({w.text, ++seen.get_or_init(0u)}); }
 //   };
-//   flow::farm(flow::make_node<counter>(), flow::by_key{[](const word& w) { return w.text; }}, 4)
+//   flow::farm(counter{}, 4, flow::by_key{[](const word& w) { return w.text; }})
 //
 // Before each consume() the runtime binds every handle the node lists in state_fields() to
 // the item's key (the farm's by_key function); after it, a key whose states are all empty is
@@ -52,6 +52,7 @@ class handle_base {
   bool bound() const noexcept { return slot_ != nullptr; }
 
  protected:
+  /// A handle named `name`; throws std::invalid_argument when it is empty.
   explicit handle_base(std::string name) : name_(std::move(name)) {
     if (name_.empty()) throw std::invalid_argument("spate::state: a state needs a name");
   }
@@ -74,7 +75,7 @@ class handle_base {
 template <class T>
 class value : public handle_base<std::optional<T>> {
  public:
-  /// A value state named `name` (unique within its node).
+  /// A value state named `name` (unique within its node: a graph refuses a repeat).
   explicit value(std::string name) : handle_base<std::optional<T>>(std::move(name)) {}
 
   /// The current key has a value.

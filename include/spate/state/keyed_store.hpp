@@ -6,14 +6,19 @@
 //
 // Threading: the node's task only (a snapshot is then read by one other thread, see
 // cow_table.hpp).
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
+#include "spate/platform/type_name.hpp"
 #include "spate/state/codec.hpp"
 #include "spate/state/detail/cow_table.hpp"
 #include "spate/state/keyed.hpp"
@@ -60,6 +65,21 @@ class keyed_store<Key, std::tuple<H&...>> {
     return std::forward<F>(f)();
   }
 
+  /// Throws std::invalid_argument when two of a node's states share a name (a checkpoint
+  /// finds a state by its name).
+  static void check_names(fields_type fields) {
+    std::vector<const std::string*> names;
+    std::apply([&](auto&... h) { (names.push_back(&h.name()), ...); }, fields);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      for (std::size_t j = i + 1; j < names.size(); ++j) {
+        if (*names[i] == *names[j]) {
+          throw std::invalid_argument("spate::state: two states of one node are named '" +
+                                      *names[i] + "'");
+        }
+      }
+    }
+  }
+
   /// Keys with a row.
   std::size_t size() const noexcept { return table_.size(); }
   /// The row of `key`, or null.
@@ -75,6 +95,121 @@ class keyed_store<Key, std::tuple<H&...>> {
   snapshot_type snapshot() { return table_.take_snapshot(); }
   /// Rows copied because a snapshot still read them (cow_table::copies()).
   std::uint64_t copies() const noexcept { return table_.copies(); }
+
+  // ---- checkpoint parts ----
+  //
+  // A part holds a node replica's rows divided into key groups, so that a restore may take
+  // only some of them (a replica that now owns fewer keys, a process that now reads other
+  // partitions). The key group of a key is its (mixed) hash modulo the key-group count.
+  //
+  //   layout (string: key type; each state's name and type)
+  //   key-group count (varint)
+  //   sections (varint count), each: key group, rows, bytes (varints), then the rows:
+  //     key, then each state's slot, by their codecs
+
+  /// What a part records of the node's states: the key type, each state's name and type. A
+  /// part of another layout is refused on restore.
+  static std::string layout(fields_type fields) {
+    std::string out = spate::type_name<Key>();
+    std::apply(
+        [&](auto&... h) {
+          ((out += "; ", out += h.name(), out += ": ",
+            out += spate::type_name<typename std::decay_t<decltype(h)>::slot_type>()),
+           ...);
+        },
+        fields);
+    return out;
+  }
+
+  /// The part for snapshot `view`. Runs on the snapshot's reader thread: it reads only the
+  /// view, never the store.
+  static std::string encode(const snapshot_type& view, std::string_view layout,
+                            std::uint32_t key_groups) {
+    if (key_groups == 0) throw std::invalid_argument("spate::state: key_groups must be at least 1");
+    std::vector<std::string> sections(key_groups);
+    std::vector<std::uint64_t> rows(key_groups, 0);
+    view.for_each([&](const Key& key, const row_type& row, std::size_t hash) {
+      const std::size_t group = hash % key_groups;
+      byte_writer out(sections[group]);
+      state::encode(key, out);
+      std::apply([&](const auto&... slot) { (state::encode(slot, out), ...); }, row);
+      ++rows[group];
+    });
+    std::string bytes;
+    byte_writer out(bytes);
+    state::encode(std::string(layout), out);
+    out.write_varint(key_groups);
+    out.write_varint(static_cast<std::uint64_t>(
+        std::count_if(rows.begin(), rows.end(), [](std::uint64_t n) { return n != 0; })));
+    for (std::uint32_t group = 0; group < key_groups; ++group) {
+      if (rows[group] == 0) continue;
+      out.write_varint(group);
+      out.write_varint(rows[group]);
+      out.write_varint(sections[group].size());
+      out.write(sections[group].data(), sections[group].size());
+    }
+    return bytes;
+  }
+
+  /// Adds the rows of part `bytes` whose key group `wanted(group)` accepts; returns how many.
+  /// Throws decode_error for bytes that do not decode (naming the byte), and
+  /// std::runtime_error for a part of another layout or key-group count, a key in a group
+  /// its hash does not give, or a key the store already has.
+  template <class Wanted>
+  std::size_t restore(std::string_view bytes, std::string_view layout, std::uint32_t key_groups,
+                      Wanted&& wanted) {
+    byte_reader in(bytes);
+    const auto recorded = state::decode<std::string>(in);
+    if (recorded != layout) {
+      throw std::runtime_error("spate::state: the part's states are '" + recorded +
+                               "'; this node's are '" + std::string(layout) + "'");
+    }
+    const std::uint64_t groups = in.read_varint("the key-group count");
+    if (groups != key_groups) {
+      throw std::runtime_error("spate::state: the part has " + std::to_string(groups) +
+                               " key groups; this graph has " + std::to_string(key_groups));
+    }
+    const std::size_t sections = in.read_count("the section count");
+    std::size_t restored = 0;
+    std::uint64_t next_group = 0;  // sections come in increasing key-group order
+    for (std::size_t i = 0; i < sections; ++i) {
+      const std::uint64_t group = in.read_varint("a key group");
+      if (group < next_group || group >= key_groups) {
+        throw decode_error("spate::state: key group " + std::to_string(group) +
+                           " out of order or range at byte " + std::to_string(in.position()));
+      }
+      next_group = group + 1;
+      const std::uint64_t rows = in.read_varint("a key group's row count");
+      const std::string_view body = in.take(in.read_count("a key group's size"), "a key group");
+      if (!wanted(static_cast<std::uint32_t>(group))) continue;
+      byte_reader section(body);
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        Key key = state::decode<Key>(section);
+        row_type row{state::decode<typename H::slot_type>(section)...};
+        const std::size_t h = table_.hash_of(key);
+        if (h % key_groups != group) {
+          throw std::runtime_error("spate::state: a key of key group " + std::to_string(group) +
+                                   " hashes to group " + std::to_string(h % key_groups) +
+                                   " (was the part written by another build?)");
+        }
+        if (table_.find(key, h) != nullptr) {
+          throw std::runtime_error("spate::state: a key restored twice in key group " +
+                                   std::to_string(group) + " (two parts hold it)");
+        }
+        table_.find_or_insert(key, h) = std::move(row);
+        ++restored;
+      }
+      if (section.left() != 0) {
+        throw decode_error("spate::state: key group " + std::to_string(group) + " has " +
+                           std::to_string(section.left()) + " bytes left over");
+      }
+    }
+    if (in.left() != 0) {
+      throw decode_error("spate::state: " + std::to_string(in.left()) +
+                         " bytes left over after the last key group");
+    }
+    return restored;
+  }
 
  private:
   void bind(fields_type& fields, row_type* row) noexcept {

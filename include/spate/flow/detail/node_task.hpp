@@ -44,12 +44,14 @@ struct input_element<void, Mode> {
 // nothing for other nodes.
 template <class N, class KeyFn, bool Keyed = state::keyed_node<N> && !std::is_void_v<KeyFn>>
 struct key_binding {
-  explicit key_binding(const void*) {}
+  key_binding(const void*, N&) {}
 };
 template <class N, class KeyFn>
 struct key_binding<N, KeyFn, true> {
   using key_type = std::decay_t<std::invoke_result_t<const KeyFn&, const typename N::input_type&>>;
-  explicit key_binding(const KeyFn* f) : key(*f) {}
+  key_binding(const KeyFn* f, N& node) : key(*f) {
+    decltype(store)::check_names(node.state_fields());
+  }
   KeyFn key;
   state::keyed_store<key_type, decltype(std::declval<N&>().state_fields())> store;
 };
@@ -98,7 +100,7 @@ class node_task final : public node_task_base {
 
   node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas,
             const KeyFn* key = nullptr)
-      : node_task_base(stats), node_(std::move(node)), key_(key) {
+      : node_task_base(stats), node_(std::move(node)), key_(key, node_) {
     node_access::bind(node_, replica, replicas, this);
   }
 

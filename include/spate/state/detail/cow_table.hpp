@@ -39,6 +39,7 @@
 // so after the reader's last read. The snapshot keeps its retired entries alive through a
 // shared state that the table and the snapshot both own.
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -99,6 +100,7 @@ class cow_table {
     // Reader: calls f(key, row, hash) for every row in the view, in bucket order.
     template <class F>
     void for_each(F&& f) const {
+      assert(open() && "cow_table: a finished snapshot's entries may be freed");
       for (const entry* head : buckets_) {
         for (const entry* e = head; e != nullptr; e = e->next) f(e->key, e->row, e->hash);
       }
@@ -143,7 +145,15 @@ class cow_table {
   }
 
   std::size_t size() const noexcept { return size_; }
-  std::size_t hash_of(const Key& key) const noexcept { return hash_(key); }
+  // The key's hash as the table uses it: the user's hash, mixed (splitmix64's finalizer). A
+  // by_key farm routes by the same hash modulo its replicas, so without the mixing a
+  // replica's keys would share their low bits and use a fraction of the buckets.
+  std::size_t hash_of(const Key& key) const noexcept {
+    std::uint64_t z = static_cast<std::uint64_t>(hash_(key));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<std::size_t>(z ^ (z >> 31));
+  }
 
   // The row of `key` (whose hash is `h`), or null. For reading only.
   const Row* find(const Key& key, std::size_t h) const noexcept {
@@ -159,8 +169,8 @@ class cow_table {
         entry** link = copy_path_before(h, e);
         entry* copy = new entry{e->key, e->row, e->hash, e->next, version_};
         ++copies_;
+        retire_shared(e, copy);
         *link = copy;
-        open_->retired.push_back(e);
         return copy->row;
       }
       return e->row;
@@ -184,13 +194,11 @@ class cow_table {
       link = &buckets_[h & mask()];
       while (*link != found) link = &(*link)->next;
     }
+    const bool shared_with_snapshot = found->version < shared_below_;
+    if (shared_with_snapshot) open_->retired.push_back(found);  // the snapshot still reads it
     *link = found->next;
     --size_;
-    if (found->version < shared_below_) {
-      open_->retired.push_back(found);  // the snapshot still reads it
-    } else {
-      delete found;
-    }
+    if (!shared_with_snapshot) delete found;
     return true;
   }
 
@@ -235,6 +243,17 @@ class cow_table {
     return false;
   }
 
+  // Hands a shared entry that `copy` replaces to the snapshot (before the copy is linked:
+  // if the list cannot grow, the copy is freed and the table is unchanged).
+  void retire_shared(entry* original, entry* copy) {
+    try {
+      open_->retired.push_back(original);
+    } catch (...) {
+      delete copy;
+      throw;
+    }
+  }
+
   entry* find_entry(const Key& key, std::size_t h) const noexcept {
     for (entry* e = buckets_[h & mask()]; e != nullptr; e = e->next) {
       if (e->hash == h && e->key == key) return e;
@@ -251,8 +270,8 @@ class cow_table {
       if (e->version < shared_below_) {
         entry* copy = new entry{e->key, e->row, e->hash, e->next, version_};
         ++copies_;
+        retire_shared(e, copy);
         *link = copy;
-        open_->retired.push_back(e);
         e = copy;
       }
       link = &e->next;
