@@ -115,6 +115,14 @@ json word_count(const bench_params& p, bool caf) {
   const run_shape s = apps_run::shape_of(p);
   const auto& records = book_lines(p.text("book"));
   const word_count_outputs check(shared(wc::sequential(records, s.total)));
+  if (!caf && p.flag("keyed_state"))
+    return apps_run::run_spate(
+        p, records, s,
+        [&](auto source, auto sink) {
+          return wc::pipeline<wc::keyed_counter>(std::move(source), std::move(sink), s.replicas,
+                                                 s.replicas);
+        },
+        check);
   if (!caf)
     return apps_run::run_spate(
         p, records, s,

@@ -156,8 +156,10 @@ void define_benchmarks(bench_registry& r) {
            "examples/apps (wc: word count, sd: spike detection, fd: fraud detection, lr: Linear "
            "Road, ysb: Yahoo) at a rate (0: max), every operator with `replicas` replicas, the "
            "source's queue at the first operator bounded by `queue_limit` (0: unbounded in CAF, "
-           "the default edge capacity in spate); outputs checked against a sequential run",
+           "the default edge capacity in spate); outputs checked against a sequential run; "
+           "keyed_state=true: wc's counter keeps its counts in spate's keyed state",
            {{"app", "sd"},
+            {"keyed_state", "false"},
             {"rate", "0"},
             {"replicas", "1"},
             {"queue_limit", "0"},

@@ -3,6 +3,8 @@
 // replication degrees, with malformed input lines counted, not dropped silently.
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -224,18 +226,24 @@ TEST(word_count, running_counts_match_the_sequential_count_for_every_replication
   const auto expected = wc::sequential(input.records, total);
   EXPECT_EQ(expected.at("caf\xC3\xA9"), 2u * 3);  // two per pass, not in the partial one
   for (const auto& [w, n] : wc::sequential(input.records, 5)) EXPECT_GT(n, 0u) << w;  // 5 lines
-  for (auto [splitters, counters] : {std::pair{1, 1}, {2, 1}, {2, 3}, {3, 2}}) {
-    SCOPED_TRACE(std::to_string(splitters) + " splitters, " + std::to_string(counters) +
-                 " counters");
+  const auto run = [&](auto counter_kind, int splitters, int counters) {
+    using counter_type = typename decltype(counter_kind)::type;
     wc::running_counts_check check;
-    flow::graph job(
-        wc::pipeline(flow::make_stage<apps::replay_source<wc::line>>(
-                         std::make_shared<const std::vector<wc::line>>(input.records), 0, total),
-                     flow::sink([&](wc::word_count& c) { check.add(c); }), std::size_t(splitters),
-                     std::size_t(counters)));
+    flow::graph job(wc::pipeline<counter_type>(
+        flow::make_stage<apps::replay_source<wc::line>>(
+            std::make_shared<const std::vector<wc::line>>(input.records), 0, total),
+        flow::sink([&](wc::word_count& c) { check.add(c); }), std::size_t(splitters),
+        std::size_t(counters)));
     job.run();
     EXPECT_EQ(check.out_of_sequence(), 0u);
     EXPECT_TRUE(check.matches(expected));
+  };
+  for (auto [splitters, counters] : {std::pair{1, 1}, {2, 1}, {2, 3}, {3, 2}}) {
+    SCOPED_TRACE(std::to_string(splitters) + " splitters, " + std::to_string(counters) +
+                 " counters");
+    run(std::type_identity<wc::counter>{}, splitters, counters);
+    SCOPED_TRACE("keyed state");
+    run(std::type_identity<wc::keyed_counter>{}, splitters, counters);
   }
 }
 
