@@ -115,6 +115,7 @@ json word_count(const bench_params& p, bool caf) {
   const run_shape s = apps_run::shape_of(p);
   const auto& records = book_lines(p.text("book"));
   const word_count_outputs check(shared(wc::sequential(records, s.total)));
+  if (caf && p.flag("keyed_state")) throw usage_error("apps: keyed_state is spate's, not CAF's");
   if (!caf && p.flag("keyed_state"))
     return apps_run::run_spate(
         p, records, s,
@@ -341,6 +342,9 @@ json yahoo(const bench_params& p, bool caf) {
 
 json apps_bench(const bench_params& p, bool caf) {
   const std::string app = p.text("app");
+  if (app != "wc" && p.flag("keyed_state")) {
+    throw usage_error("apps: keyed_state=true is for --app=wc only");
+  }
   if (app == "wc") return word_count(p, caf);
   if (app == "sd") return spike_detection(p, caf);
   if (app == "fd") return fraud_detection(p, caf);

@@ -311,15 +311,20 @@ checkpoint_store::checkpoint_store(checkpoint_store_options options)
         error == EWOULDBLOCK ? "another checkpoint store has the directory open:" : "locking",
         lock);
   }
-  for (const auto& entry : fs::directory_iterator(options_.directory)) {
-    if (!entry.is_directory() || !id_of(entry.path())) continue;
-    fs::remove(entry.path() / manifest_tmp_name, ec);
-    if (!fs::exists(entry.path() / manifest_name)) {
-      log::write(log::level::info, "state",
-                 "removing incomplete checkpoint " + entry.path().string());
-      fs::remove_all(entry.path(), ec);
-      if (ec) throw_os_error(ec.value(), "removing", entry.path());
+  try {
+    for (const auto& entry : fs::directory_iterator(options_.directory)) {
+      if (!entry.is_directory() || !id_of(entry.path())) continue;
+      fs::remove(entry.path() / manifest_tmp_name, ec);
+      if (!fs::exists(entry.path() / manifest_name)) {
+        log::write(log::level::info, "state",
+                   "removing incomplete checkpoint " + entry.path().string());
+        fs::remove_all(entry.path(), ec);
+        if (ec) throw_os_error(ec.value(), "removing", entry.path());
+      }
     }
+  } catch (...) {
+    ::close(lock_fd_);  // the destructor does not run for a constructor that throws
+    throw;
   }
 }
 

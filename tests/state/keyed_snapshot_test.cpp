@@ -142,6 +142,7 @@ TEST(keyed_snapshot, truncated_or_corrupt_parts_are_refused) {
     const std::string cut = part.substr(0, n);
     store_type target;
     EXPECT_ANY_THROW(target.restore(std::string_view(cut), layout, 4, all)) << "cut at " << n;
+    EXPECT_EQ(target.size(), 0u) << "a failed restore added rows, cut at " << n;
   }
   std::size_t refused = 0;
   for (std::size_t at = 0; at < part.size(); at += 7) {
@@ -155,6 +156,7 @@ TEST(keyed_snapshot, truncated_or_corrupt_parts_are_refused) {
       EXPECT_EQ(target.size(), written.size()) << "flip at " << at;
     } catch (const std::exception&) {
       ++refused;
+      EXPECT_EQ(target.size(), 0u) << "a failed restore added rows, flip at " << at;
     }
   }
   EXPECT_GT(refused, 0u);

@@ -25,9 +25,9 @@
 // by the same build on the same architecture (docs/state.md).
 //
 // One store at a time has a directory open: it holds an exclusive lock (flock) on
-// <directory>/LOCK, and a second store on the same directory, in this process or another,
-// fails to open. (Without it, a second store would delete a checkpoint the first is
-// writing as incomplete.)
+// <directory>/LOCK, and a second store on the same directory, in this process or another on
+// the same host, fails to open. (On NFS, flock is only as good as the mount's locking.) (Without
+// it, a second store would delete a checkpoint the first is writing as incomplete.)
 //
 // Threading: write_part() may run on several threads at once for different parts; every
 // other method is for one thread at a time. I/O errors throw std::system_error naming the

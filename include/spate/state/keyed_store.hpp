@@ -59,7 +59,14 @@ class keyed_store<Key, std::tuple<H&...>> {
       row_type& row;
       ~unbind() {
         store.bind(fields, nullptr);
-        if (empty(row)) store.table_.erase(key, h);
+        if (empty(row)) {
+          try {
+            store.table_.erase(key, h);
+          } catch (...) {
+            // Out of memory while a snapshot shares the row: the empty row stays, which
+            // changes nothing a handle can see.
+          }
+        }
       }
     } guard{*this, fields, key, h, row};
     return std::forward<F>(f)();
@@ -154,7 +161,8 @@ class keyed_store<Key, std::tuple<H&...>> {
   /// Adds the rows of part `bytes` whose key group `wanted(group)` accepts; returns how many.
   /// Throws decode_error for bytes that do not decode (naming the byte), and
   /// std::runtime_error for a part of another layout or key-group count, a key in a group
-  /// its hash does not give, or a key the store already has.
+  /// its hash does not give, or a key the store already has; it then adds nothing. A row
+  /// whose states are all empty is skipped, as consume() would have dropped it.
   template <class Wanted>
   std::size_t restore(std::string_view bytes, std::string_view layout, std::uint32_t key_groups,
                       Wanted&& wanted) {
@@ -170,7 +178,14 @@ class keyed_store<Key, std::tuple<H&...>> {
                                " key groups; this graph has " + std::to_string(key_groups));
     }
     const std::size_t sections = in.read_count("the section count");
-    std::size_t restored = 0;
+    // Every row is decoded and checked before any goes into the table: a part that fails
+    // leaves the store as it was.
+    struct staged {
+      Key key;
+      std::size_t hash;
+      row_type row;
+    };
+    std::vector<staged> rows_in;
     std::uint64_t next_group = 0;  // sections come in increasing key-group order
     for (std::size_t i = 0; i < sections; ++i) {
       const std::uint64_t group = in.read_varint("a key group");
@@ -196,8 +211,7 @@ class keyed_store<Key, std::tuple<H&...>> {
           throw std::runtime_error("spate::state: a key restored twice in key group " +
                                    std::to_string(group) + " (two parts hold it)");
         }
-        table_.find_or_insert(key, h) = std::move(row);
-        ++restored;
+        if (!empty(row)) rows_in.push_back({std::move(key), h, std::move(row)});
       }
       if (section.left() != 0) {
         throw decode_error("spate::state: key group " + std::to_string(group) + " has " +
@@ -207,6 +221,17 @@ class keyed_store<Key, std::tuple<H&...>> {
     if (in.left() != 0) {
       throw decode_error("spate::state: " + std::to_string(in.left()) +
                          " bytes left over after the last key group");
+    }
+    std::size_t restored = 0;
+    for (auto& r : rows_in) {
+      row_type& slot = table_.find_or_insert(r.key, r.hash);
+      if (!empty(slot)) {
+        // The part held the key twice (the table had it, or an earlier row just put it).
+        for (std::size_t k = 0; k < restored; ++k) table_.erase(rows_in[k].key, rows_in[k].hash);
+        throw std::runtime_error("spate::state: a key restored twice (the part holds it twice)");
+      }
+      slot = std::move(r.row);
+      ++restored;
     }
     return restored;
   }
