@@ -345,6 +345,11 @@ json apps_bench(const bench_params& p, bool caf) {
   if (app != "wc" && p.flag("keyed_state")) {
     throw usage_error("apps: keyed_state=true is for --app=wc only");
   }
+  // Only wc's keyed counter keeps all its state where a checkpoint finds it; the other apps'
+  // operators keep theirs in members a checkpoint would not hold (and would cost nothing).
+  if (p.integer("checkpoint_ms") != 0 && (caf || app != "wc" || !p.flag("keyed_state"))) {
+    throw usage_error("apps: checkpoint_ms is for spate's --app=wc with --keyed_state=true");
+  }
   if (app == "wc") return word_count(p, caf);
   if (app == "sd") return spike_detection(p, caf);
   if (app == "fd") return fraud_detection(p, caf);

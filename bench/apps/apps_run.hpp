@@ -2,8 +2,12 @@
 // What `spate-bench apps` shares between its spate and CAF runs: the run's shape (rate,
 // records, replicas, source bound), how outputs are checked against the sequential run, the
 // report, and the spate run itself.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -92,6 +96,17 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
   std::vector<std::int64_t> latencies;
   flow::graph_options options;
   if (s.queue_limit != 0) options.links.capacity = s.queue_limit;
+  // checkpoint_ms > 0: checkpoints at that interval into a fresh directory (on the disk of
+  // the working directory, fsynced as in production), removed after the run.
+  const std::int64_t checkpoint_ms = p.integer("checkpoint_ms");
+  std::filesystem::path checkpoint_dir;
+  if (checkpoint_ms > 0) {
+    checkpoint_dir =
+        std::filesystem::absolute(p.text("checkpoint_dir")) /
+        ("run-" + std::to_string(::getpid()) + "-" + std::to_string(apps::steady_ns()));
+    options.checkpoints = flow::checkpoint_options{
+        .directory = checkpoint_dir, .interval = std::chrono::milliseconds(checkpoint_ms)};
+  }
   using output = typename Check::output_type;
   flow::graph job(make(flow::make_stage<apps::replay_source<Record>>(
                            std::make_shared<const std::vector<Record>>(records), s.rate, s.total),
@@ -102,6 +117,13 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
                   options);
   json m;
   timed_run(m, [&] { job.run(rt); });
+  if (checkpoint_ms > 0) {
+    const flow::checkpoint_stats c = job.checkpoints();
+    m["checkpoints"] = c.completed;
+    m["checkpoint_bytes"] = c.last_bytes;
+    m["checkpoint_us"] = c.last_duration.count();
+    std::filesystem::remove_all(checkpoint_dir);
+  }
   return report(std::move(m), s.total, check, std::move(latencies));
 }
 

@@ -157,9 +157,13 @@ void define_benchmarks(bench_registry& r) {
            "Road, ysb: Yahoo) at a rate (0: max), every operator with `replicas` replicas, the "
            "source's queue at the first operator bounded by `queue_limit` (0: unbounded in CAF, "
            "the default edge capacity in spate); outputs checked against a sequential run; "
-           "keyed_state=true: wc's counter keeps its counts in spate's keyed state",
+           "keyed_state=true: wc's counter keeps its counts in spate's keyed state; "
+           "checkpoint_ms > 0 (wc with keyed_state only): checkpoints at that interval into a "
+           "fresh directory under checkpoint_dir",
            {{"app", "sd"},
             {"keyed_state", "false"},
+            {"checkpoint_ms", "0"},
+            {"checkpoint_dir", "bench-checkpoints"},
             {"rate", "0"},
             {"replicas", "1"},
             {"queue_limit", "0"},

@@ -1,5 +1,6 @@
 #include "spate/flow/detail/graph_state.hpp"
 
+#include "spate/flow/detail/checkpoint_coordinator.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
@@ -12,6 +13,7 @@
 namespace spate::flow::detail {
 
 graph_state::~graph_state() {
+  coordinator_.reset();  // joins its thread, which may still hold snapshots of the tasks' state
   // Items left in edges first, then the tasks, newest first: an item may own something a
   // task owns (a window message's envelope share, returned to the emitter's pool), and a
   // router's buffered output may too, so the emitter (built first) goes last.
@@ -25,6 +27,10 @@ node_stats& graph_state::add_stats(std::string name, std::string kind) {
   s->kind = std::move(kind);
   stats_.push_back(std::move(s));
   return *stats_.back();
+}
+
+void graph_state::set_coordinator(std::unique_ptr<checkpoint_coordinator> c) {
+  coordinator_ = std::move(c);
 }
 
 void graph_state::add_task(std::unique_ptr<node_task_base> t) {
@@ -44,6 +50,24 @@ void graph_state::start(const std::shared_ptr<graph_state>& self) {
 void graph_state::fail(const std::string& node, std::exception_ptr error) {
   {
     std::lock_guard lock(mutex_);
+    if (!error_) {
+      error_ = error;
+      error_node_ = node;
+      error_message_ = exception_text(error);
+    }
+  }
+  cancel();
+}
+
+void graph_state::fail_unless_finished(const std::string& node, std::exception_ptr error) {
+  {
+    std::unique_lock lock(mutex_);
+    if (finished_) {
+      lock.unlock();  // a log sink may read the graph
+      log::write(log::level::warn, "flow",
+                 "after the graph ended, '" + node + "': " + exception_text(error));
+      return;
+    }
     if (!error_) {
       error_ = error;
       error_node_ = node;

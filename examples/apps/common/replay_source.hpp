@@ -50,7 +50,7 @@ class replay_source : public spate::flow::source<T> {
     if (rate_ > 0) {
       timer_.take();
       due = std::min<std::uint64_t>(
-          total_, std::uint64_t(rate_ * double(steady_ns() - start_ns_) / 1e9) + 1);
+          total_, resumed_at_ + std::uint64_t(rate_ * double(steady_ns() - start_ns_) / 1e9) + 1);
     }
     const std::int64_t now = steady_ns();
     for (int k = 0; k < 256 && sent_ < due; ++k, ++sent_) {
@@ -63,6 +63,9 @@ class replay_source : public spate::flow::source<T> {
     return sent_ < due ? produce_status::more : produce_status::wait;
   }
   std::uint64_t total() const noexcept { return total_; }
+  /// Checkpoints (spate/flow/checkpoints.hpp): the records sent; a restore replays the rest.
+  std::uint64_t checkpoint_position() const { return sent_; }
+  void seek(std::uint64_t position) { sent_ = resumed_at_ = std::min(position, total_); }
 
  private:
   spate::flow::produce_status finish() {
@@ -72,6 +75,7 @@ class replay_source : public spate::flow::source<T> {
   std::shared_ptr<const std::vector<T>> records_;
   double rate_;
   std::uint64_t total_, sent_ = 0;
+  std::uint64_t resumed_at_ = 0;  // where a restore started: the rate counts from there
   std::int64_t start_ns_ = 0;
   spate::flow::wake_timer timer_;
 };

@@ -18,12 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "spate/exec/dedicated_thread.hpp"
+#include "spate/exec/runtime.hpp"
 #include "spate/flow/detail/builder.hpp"
+#include "spate/flow/detail/checkpoint_coordinator.hpp"
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/flow/graph_options.hpp"
 #include "spate/flow/stages.hpp"
-#include "spate/exec/dedicated_thread.hpp"
-#include "spate/exec/runtime.hpp"
 #include "spate/platform/export.hpp"
 
 namespace spate::flow {
@@ -70,8 +71,8 @@ class graph {
   /// A graph of `stage`, which must start with a source and end with a sink (checked at
   /// compile time).
   template <class Stage>
-  requires is_stage<Stage>::value explicit graph(Stage stage, graph_options options = {})
-      : options_(options) {
+    requires is_stage<Stage>::value
+  explicit graph(Stage stage, graph_options options = {}) : options_(options) {
     static_assert(std::is_void_v<typename Stage::input_type>,
                   "spate::flow::graph: a runnable graph starts with a source (node<void, T>)");
     static_assert(std::is_void_v<typename Stage::output_type>,
@@ -136,6 +137,15 @@ class graph {
       state->wait_finished();
     });
     state_->start(state_);
+    // After the tasks launched (its requests notify them). A thread that cannot start
+    // fails the run rather than leave it running without checkpoints.
+    if (auto* c = state_->coordinator()) {
+      try {
+        c->start();
+      } catch (...) {
+        state_->fail("checkpoint coordinator", std::current_exception());
+      }
+    }
   }
   /// Blocks until the run started by start() has ended; rethrows a node's failure as
   /// node_error. Not on a worker of the graph's pool (std::logic_error: it would block a
@@ -150,6 +160,12 @@ class graph {
   }
   /// True once every node of the current run has ended. Any thread.
   bool finished() const { return state_ && state_->finished(); }
+  /// What the current (or last) run's checkpoints did (graph_options::checkpoints); zeros
+  /// without checkpoints. Any thread.
+  checkpoint_stats checkpoints() const {
+    const auto state = current_state();
+    return state && state->coordinator() ? state->coordinator()->stats() : checkpoint_stats{};
+  }
   /// The options it was made with (observe::watch reads measure_busy_time). Any thread.
   const graph_options& options() const noexcept { return options_; }
 
@@ -174,14 +190,20 @@ class graph {
   void prepare() {
     auto state = std::make_shared<detail::graph_state>();
     runtime_threads_.clear();
-    detail::builder b(*state, runtime_->pool(), options_,
-                      [this](std::optional<std::size_t> cpu) -> executor& {
-                        runtime_threads_.push_back(
-                            &runtime_->start_dedicated_thread("spate-node", cpu));
-                        return *runtime_threads_.back();
-                      });
+    detail::builder b(
+        *state, runtime_->pool(), options_, [this](std::optional<std::size_t> cpu) -> executor& {
+          runtime_threads_.push_back(&runtime_->start_dedicated_thread("spate-node", cpu));
+          return *runtime_threads_.back();
+        });
     try {
       build_(b);
+      if (options_.checkpoints) {
+        // Before any task runs: nodes that cannot take part are refused, state restored.
+        auto coordinator =
+            std::make_unique<detail::checkpoint_coordinator>(*options_.checkpoints, *state);
+        coordinator->restore();
+        state->set_coordinator(std::move(coordinator));
+      }
     } catch (...) {  // threads started for the nodes built so far are not leaked
       release_threads_without_waiting();
       throw;
@@ -212,6 +234,7 @@ class graph {
     struct release_threads {
       graph& g;
       ~release_threads() {
+        if (auto* c = g.state_->coordinator()) c->stop();  // its last checkpoint is done
         g.forget_shutdown_step();
         g.release_threads_without_waiting();
       }
@@ -224,7 +247,7 @@ class graph {
   mutable std::mutex state_mutex_;  ///< guards replacing state_ against current_state()
   std::shared_ptr<detail::graph_state> state_;
   std::vector<dedicated_thread*> runtime_threads_;  ///< the runtime's, retired at the end
-  bool waited_ = true;  ///< no run in progress that the destructor must end
+  bool waited_ = true;            ///< no run in progress that the destructor must end
   runtime* runtime_ = nullptr;    ///< the runtime of the current (or last) run
   std::size_t shutdown_key_ = 0;  ///< the runtime's shutdown step for this run
 };

@@ -2,8 +2,10 @@
 // How a graph runs: edge links, batching, fusion, measurements, stall reports.
 #include <chrono>
 #include <cstddef>
+#include <optional>
 
 #include "spate/exec/link.hpp"
+#include "spate/flow/checkpoints.hpp"
 
 namespace spate::flow {
 
@@ -31,6 +33,10 @@ struct graph_options {
   /// activation that runs longer than this (up to items_per_activation slow items) counts
   /// as a stall too; the report shows which task was running.
   std::chrono::milliseconds stall_report_after = std::chrono::seconds(30);
+  /// Consistent checkpoints of every node's state and every source's position, and a
+  /// restore from the newest one when the graph starts (flow/checkpoints.hpp). Empty: none,
+  /// and no checkpoint code runs.
+  std::optional<checkpoint_options> checkpoints{};
 };
 
 }  // namespace spate::flow

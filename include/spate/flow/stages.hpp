@@ -7,8 +7,10 @@
 //       flow::farm(flow::map([](int x) { return x * x; }), 4),
 //       flow::sink([&](int x) { total += x; }));
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -114,12 +116,12 @@ constexpr bool check_node_members() {
   using In = typename N::input_type;
   if constexpr (std::is_void_v<In>) {
     static_assert(
-        requires(N & n) { n.produce(); },
+        requires(N& n) { n.produce(); },
         "spate::flow: a source (node<void, Out>) must define `bool produce()` (or return "
         "produce_status); this node has no member produce() - check its spelling");
   } else {
     static_assert(
-        requires(N & n, In & item) { n.consume(item); },
+        requires(N& n, In& item) { n.consume(item); },
         "spate::flow: a node<In, Out> must define `void consume(In&)` (or `const In&`); this "
         "node has no member consume() callable with In& - check its spelling and argument type");
   }
@@ -227,9 +229,9 @@ struct two_argument_signature : two_argument_signature<decltype(&std::decay_t<F>
 template <class F, class Second>
 struct two_argument_signature_with : two_argument_signature<F> {};
 template <class F, class Second>
-requires(!requires { &std::decay_t<F>::operator(); }) struct two_argument_signature_with<F, Second>
-    : two_argument_signature<decltype(&std::decay_t<F>::template operator()<Second>)> {
-};
+  requires(!requires { &std::decay_t<F>::operator(); })
+struct two_argument_signature_with<F, Second>
+    : two_argument_signature<decltype(&std::decay_t<F>::template operator()<Second>)> {};
 template <class C, class R, class A, class B>
 struct two_argument_signature<R (C::*)(A, B) const> {
   using first = std::decay_t<A>;
@@ -304,6 +306,15 @@ struct generator_node : node<void, Out> {
   /// Counted: node_task may make whole batches (node_task::consume_some).
   std::size_t remaining() const { return count - next; }
   Out make_next() { return f(next++); }
+  /// Checkpoints (flow/checkpoints.hpp): the index of the next item; a restore resumes there.
+  std::uint64_t checkpoint_position() const { return next; }
+  void seek(std::uint64_t position) {
+    if (position > count) {
+      throw std::out_of_range("spate::flow::generate: position " + std::to_string(position) +
+                              " is past the last of " + std::to_string(count) + " items");
+    }
+    next = static_cast<std::size_t>(position);
+  }
 };
 
 template <class F, class Out>
@@ -328,15 +339,14 @@ node_stage<N> lambda_stage(N n, const char* name) {
 namespace detail {
 /// A lambda whose parameter type can be read off (not a generic `auto` lambda).
 template <class F>
-concept has_fixed_signature = requires {
-  &std::decay_t<F>::operator();
-}
-|| std::is_function_v<std::remove_pointer_t<std::decay_t<F>>>;
+concept has_fixed_signature = requires { &std::decay_t<F>::operator(); } ||
+                              std::is_function_v<std::remove_pointer_t<std::decay_t<F>>>;
 }  // namespace detail
 
 /// In -> f(In): one output per input. map<In>(f) names the input type, for generic lambdas.
 template <class In, class F>
-requires(!std::is_void_v<In>) auto map(F f) {
+  requires(!std::is_void_v<In>)
+auto map(F f) {
   using Out = std::decay_t<std::invoke_result_t<F&, In&>>;
   static_assert(!std::is_void_v<Out>,
                 "spate::flow::map: the function must return a value (use sink)");
@@ -354,7 +364,8 @@ auto map(F f) {
 
 /// Keeps the items for which pred(item) is true. filter<T>(pred) for generic lambdas.
 template <class T, class F>
-requires(!std::is_void_v<T>) auto filter(F pred) {
+  requires(!std::is_void_v<T>)
+auto filter(F pred) {
   return detail::lambda_stage(detail::filter_node<F, T>(std::move(pred)), "filter");
 }
 template <class F>
@@ -378,7 +389,8 @@ auto flat_map(F f) {
 
 /// Calls f(item) for every item. sink<In>(f) for generic lambdas.
 template <class In, class F>
-requires(!std::is_void_v<In>) auto sink(F f) {
+  requires(!std::is_void_v<In>)
+auto sink(F f) {
   return detail::lambda_stage(detail::sink_node<F, In>(std::move(f)), "sink");
 }
 template <class F>

@@ -24,6 +24,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spate/flow/node.hpp"
@@ -40,9 +41,9 @@ struct text_line {
 
 /// How line_source reads.
 struct line_source_options {
-  bool check_utf8 = true;                  ///< lines that are not UTF-8 are malformed records
-  std::size_t lines_per_produce = 256;     ///< lines read per produce() call (between yields)
-  std::size_t max_line_bytes = 1u << 20;   ///< longer lines are malformed records (skipped)
+  bool check_utf8 = true;                 ///< lines that are not UTF-8 are malformed records
+  std::size_t lines_per_produce = 256;    ///< lines read per produce() call (between yields)
+  std::size_t max_line_bytes = 1u << 20;  ///< longer lines are malformed records (skipped)
 };
 
 /// `what` and the system's reason for the last failed call (errno), e.g. "cannot open
@@ -69,10 +70,28 @@ class line_input {
     errno = 0;
     file_.open(path_, std::ios::binary);
     if (!file_) {
-      throw std::runtime_error(with_os_reason(std::string(who) + ": cannot open '" + path_ + "'",
-                                              errno));
+      throw std::runtime_error(
+          with_os_reason(std::string(who) + ": cannot open '" + path_ + "'", errno));
     }
     chunk_.resize(64 * 1024);
+  }
+  /// Bytes read and lines counted so far (checkpoint positions).
+  std::uint64_t offset() const noexcept { return offset_; }
+  std::uint64_t line_number() const noexcept { return number_; }
+  /// After open(): goes on after `offset` bytes, the first `line` lines. An offset past the
+  /// end of the file (it shrank since the checkpoint) is an error naming both.
+  void seek(std::uint64_t offset, std::uint64_t line, const char* who) {
+    file_.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uint64_t>(file_.tellg());
+    if (offset > size) {
+      throw std::runtime_error(std::string(who) + ": the checkpoint's position, byte " +
+                               std::to_string(offset) + " (line " + std::to_string(line) +
+                               "), is past the end of '" + path_ + "' (" + std::to_string(size) +
+                               " bytes): the file changed since");
+    }
+    file_.seekg(static_cast<std::streamoff>(offset));
+    offset_ = offset;
+    number_ = line;
   }
   /// The next well-formed line, or nullopt at the end of the file.
   std::optional<text_line> next_line() {
@@ -113,6 +132,7 @@ class line_input {
       errno = 0;
       file_.getline(chunk_.data(), static_cast<std::streamsize>(chunk_.size()));
       const auto got = static_cast<std::size_t>(file_.gcount());
+      offset_ += got;
       const bool chunk_full = file_.fail() && !file_.eof() && !file_.bad();
       if (!chunk_full) {
         // The line ended: at a break (extracted, counted in gcount) or at the end of file.
@@ -144,6 +164,7 @@ class line_input {
   std::vector<char> chunk_;
   std::size_t length_ = 0;
   std::uint64_t number_ = 0;
+  std::uint64_t offset_ = 0;  // bytes extracted, line breaks included
 };
 
 class line_reader : public flow::source<text_line> {
@@ -152,7 +173,16 @@ class line_reader : public flow::source<text_line> {
       : input_(std::move(path), std::move(errors), options.check_utf8, options.max_line_bytes),
         lines_per_produce_(options.lines_per_produce) {}
 
-  void on_start() { input_.open("spate::io::line_source"); }
+  void on_start() {
+    input_.open("spate::io::line_source");
+    if (resume_at_) input_.seek(resume_at_->first, resume_at_->second, "spate::io::line_source");
+  }
+  /// Checkpoints (flow/checkpoints.hpp): bytes read and lines counted; a restore goes on
+  /// after them.
+  std::pair<std::uint64_t, std::uint64_t> checkpoint_position() const {
+    return {input_.offset(), input_.line_number()};
+  }
+  void seek(const std::pair<std::uint64_t, std::uint64_t>& position) { resume_at_ = position; }
   bool produce() {
     for (std::size_t i = 0; i < lines_per_produce_; ++i) {
       std::optional<text_line> line = input_.next_line();
@@ -165,6 +195,7 @@ class line_reader : public flow::source<text_line> {
  private:
   line_input input_;
   std::size_t lines_per_produce_;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> resume_at_;
 };
 
 class line_writer : public flow::node<std::string, void> {

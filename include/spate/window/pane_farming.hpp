@@ -61,6 +61,9 @@ class pane_combiner
   using out_type = window_result<Key, value_type>;
 
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   pane_combiner(std::uint64_t panes_per_window, std::uint64_t panes_per_slide, Combine combine,
                 Result result)
       : per_window_(panes_per_window),

@@ -44,6 +44,9 @@ namespace detail {
 template <class T, class KeyFn>
 class window_emitter : public flow::node<T, routed_tuple<T>> {
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers,
                  const pattern_options& options)
       : pattern_(p),
@@ -80,6 +83,9 @@ class window_worker
     : public flow::node<routed_tuple<T>,
                         typename window_keeper<key_of<T, KeyFn>, T, F>::result_type> {
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   window_worker(pattern p, count_window spec, KeyFn key, F f)
       : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
 
@@ -109,6 +115,9 @@ class window_worker
 template <class Result>
 class window_collector : public flow::node<Result, Result> {
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   void consume(Result& r) {
     auto& k = keys_[r.key];
     if (r.window != k.next) {

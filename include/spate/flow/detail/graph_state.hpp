@@ -68,8 +68,9 @@ struct node_stats {
 namespace detail {
 
 class node_task_base;
+class checkpoint_coordinator;
 
-class SPATE_API graph_state {
+class SPATE_API graph_state : public std::enable_shared_from_this<graph_state> {
  public:
   graph_state() = default;
   graph_state(const graph_state&) = delete;
@@ -96,6 +97,9 @@ class SPATE_API graph_state {
   void start(const std::shared_ptr<graph_state>& self);
   // Records the first failure and cancels the graph: every task drops its input and ends.
   void fail(const std::string& node, std::exception_ptr error);
+  // fail() for a failure from outside the tasks (the checkpoint coordinator): recorded only
+  // while some task runs, so a run that has ended keeps the outcome it was reported with.
+  void fail_unless_finished(const std::string& node, std::exception_ptr error);
   bool cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
   const std::atomic<bool>& cancelled_flag() const noexcept { return cancelled_; }
   // Called by a task as its last step.
@@ -126,6 +130,11 @@ class SPATE_API graph_state {
   // Fixed once the graph is built: read while it runs (sizes are atomics).
   const std::vector<edge>& edges() const noexcept { return edges_; }
 
+  // The run's checkpoint coordinator (flow/checkpoints.hpp), or null. Set once the graph is
+  // built, before start(); destroyed first by ~graph_state, while the tasks still exist.
+  void set_coordinator(std::unique_ptr<checkpoint_coordinator> c);
+  checkpoint_coordinator* coordinator() const noexcept { return coordinator_.get(); }
+
  private:
   std::vector<std::unique_ptr<node_stats>> stats_;
   std::vector<std::unique_ptr<node_task_base>> tasks_;  ///< destroyed newest first (~graph_state)
@@ -145,6 +154,7 @@ class SPATE_API graph_state {
   std::string error_message_;
   std::function<void(const std::string&)> on_finished_;
   worker_pool* pool_ = nullptr;
+  std::unique_ptr<checkpoint_coordinator> coordinator_;  // declared last: destroyed first
 };
 
 }  // namespace detail

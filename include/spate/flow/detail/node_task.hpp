@@ -7,12 +7,20 @@
 #include <concepts>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "spate/flow/checkpoints.hpp"
+#include "spate/flow/detail/barrier_alignment.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/detail/output_port.hpp"
 #include "spate/flow/node.hpp"
+#include "spate/platform/type_name.hpp"
 #include "spate/state/keyed_store.hpp"
 
 namespace spate::flow::detail {
@@ -41,19 +49,39 @@ struct input_element<void, Mode> {
 };
 
 // What a keyed node's task keeps: its by_key function and its rows (state/keyed_store.hpp);
-// nothing for other nodes.
+// nothing for other nodes. For checkpoints: a copy-on-write view of the rows, encoded later
+// on the coordinator's thread, and the restore of a part.
 template <class N, class KeyFn, bool Keyed = state::keyed_node<N> && !std::is_void_v<KeyFn>>
 struct key_binding {
+  struct rows {
+    std::string encode(std::uint32_t) { return {}; }
+  };
   key_binding(const void*, N&) {}
+  rows snapshot(N&) { return {}; }
+  static std::string layout(N&) { return {}; }
+  void restore(std::string_view, N&, std::uint32_t) {}
 };
 template <class N, class KeyFn>
 struct key_binding<N, KeyFn, true> {
   using key_type = std::decay_t<std::invoke_result_t<const KeyFn&, const typename N::input_type&>>;
-  key_binding(const KeyFn* f, N& node) : key(*f) {
-    decltype(store)::check_names(node.state_fields());
+  using store_type = state::keyed_store<key_type, decltype(std::declval<N&>().state_fields())>;
+  struct rows {
+    std::optional<typename store_type::snapshot_type> view;
+    std::string layout;
+    std::string encode(std::uint32_t key_groups) {
+      std::string bytes = store_type::encode(*view, layout, key_groups);
+      view.reset();  // S4 at once: the node stops copying for it
+      return bytes;
+    }
+  };
+  key_binding(const KeyFn* f, N& node) : key(*f) { store_type::check_names(node.state_fields()); }
+  rows snapshot(N& node) { return {store.snapshot(), layout(node)}; }
+  static std::string layout(N& node) { return store_type::layout(node.state_fields()); }
+  void restore(std::string_view bytes, N& node, std::uint32_t key_groups) {
+    store.restore(bytes, layout(node), key_groups, [](std::uint32_t) { return true; });
   }
   KeyFn key;
-  state::keyed_store<key_type, decltype(std::declval<N&>().state_fields())> store;
+  store_type store;
 };
 
 // `KeyFn`: the by_key function of the farm whose worker this node is (void: none).
@@ -104,7 +132,10 @@ class node_task final : public node_task_base {
     node_access::bind(node_, replica, replicas, this);
   }
 
-  void add_input(link<element>* e) { inputs_.push_back(e); }
+  void add_input(link<element>* e) {
+    inputs_.push_back(e);
+    alignment_.add_input();
+  }
 
   std::string describe() const override {
     std::ostringstream out;
@@ -126,6 +157,36 @@ class node_task final : public node_task_base {
   // The node's optional interrupt(): thread-safe, must not block (flow/node.hpp).
   void interrupt() noexcept override {
     if constexpr (requires(N& n) { n.interrupt(); }) node_.interrupt();
+  }
+
+  // ---- checkpoints (flow/checkpoints.hpp)
+
+  std::string checkpoint_refusal() override {
+    if constexpr (refusing_checkpoints<N>) {
+      return N::refuses_checkpoints;
+    } else if constexpr (is_source && !positioned_source<N>) {
+      return "is a source without checkpoint_position() and seek()";
+    } else {
+      return {};
+    }
+  }
+  std::string state_layout() override {
+    std::string layout;
+    if constexpr (keyed) layout = "keyed {" + key_.layout(node_) + "}";
+    if constexpr (snapshotting_node<N>) {
+      layout += (layout.empty() ? "" : " ") + std::string("state {") +
+                spate::type_name<own_state>() + "}";
+    }
+    return layout;
+  }
+  void restore_part(std::string_view bytes, std::uint32_t key_groups) override {
+    const auto [keyed_bytes, own_bytes] = state::from_bytes<part_bytes>(bytes);
+    if constexpr (keyed) key_.restore(keyed_bytes, node_, key_groups);
+    if constexpr (snapshotting_node<N>)
+      node_.restore_state(state::from_bytes<own_state>(own_bytes));
+  }
+  void restore_position(std::string_view bytes) override {
+    if constexpr (positioned_source<N>) node_.seek(state::from_bytes<position_type>(bytes));
   }
 
   resume_result activate(std::size_t budget) override {
@@ -150,9 +211,26 @@ class node_task final : public node_task_base {
       if (has_port()) port_->notify_consumers();
       if (has_port() && port_->has_pending()) return wait_for_output(*port_, inputs_);
       if (!input_done_) {
-        if (handled == budget) return resume_result::resume_later;
+        if (handled == budget || std::exchange(run_again_, false)) {
+          return resume_result::resume_later;
+        }
         const std::size_t closed_before = closed_seen_;
-        return go_idle([&] { return inputs_have_news(closed_before); });
+        if constexpr (!is_source) {
+          if (checkpoints_ != nullptr) {
+            // A4 (flow/detail/barrier_alignment.hpp): inputs held at the barrier are not
+            // news however much they hold.
+            return go_idle([&, check = typename barrier_alignment<element>::idle_check(
+                                   alignment_, inputs_, closed_before)] {
+              if constexpr (woken_from_outside) {
+                if (node_.has_news()) return true;
+              }
+              return check();
+            });
+          }
+        }
+        const std::uint64_t injected = injected_;
+        return go_idle(
+            [&] { return inputs_have_news(closed_before) || source_checkpoint_news(injected); });
       }
     }
     if (!stopped_) {
@@ -191,6 +269,7 @@ class node_task final : public node_task_base {
   std::size_t consume_some(std::size_t budget) {
     std::size_t handled = 0;
     if constexpr (is_source) {
+      if (checkpoints_ != nullptr && !inject_barrier()) return 0;
       while (handled < budget) {
         if constexpr (counted_source) {
           // Straight into the output window while a run has room; one item through the
@@ -233,14 +312,28 @@ class node_task final : public node_task_base {
         }
       }
       const std::size_t n = inputs_.size();
+      const bool aligning = checkpoints_ != nullptr;
+      if (aligning) alignment_.begin(inputs_);  // A1: before examining them
       std::size_t empty_in_a_row = 0;
       bool blocked = false;
       while (handled < budget && empty_in_a_row < n && !blocked) {
-        link<element>* e = inputs_[next_input_];
+        const std::size_t index = next_input_;
+        link<element>* e = inputs_[index];
         next_input_ = next_input_ + 1 == n ? 0 : next_input_ + 1;
-        const auto batch = e->readable(budget - handled);
+        if (aligning && alignment_.held(index)) {
+          ++empty_in_a_row;
+          continue;
+        }
+        const auto batch =
+            aligning ? e->readable_before_marker(budget - handled) : e->readable(budget - handled);
         if (batch.size() == 0) {
           ++empty_in_a_row;
+          if (aligning && (e->at_marker() || (alignment_.aligning() && e->ended()))) {
+            // At the barrier, or ended while others wait at it (an ended input counts as
+            // aligned).
+            if (!barrier_reached(index)) return handled;
+            if (!alignment_.aligning()) empty_in_a_row = 0;  // passed: every input reads again
+          }
           continue;
         }
         empty_in_a_row = 0;
@@ -273,14 +366,124 @@ class node_task final : public node_task_base {
         }
         e->pop_n(done);
         handled += done;
+        if (aligning && e->at_marker()) {
+          if (!barrier_reached(index)) return handled;
+          if (!alignment_.aligning()) empty_in_a_row = 0;  // passed: every input reads again
+        }
       }
       add_single_writer(stats_.items_in, handled);
       count_out();
       // Count closures before testing for the end: one that lands in between is news.
       closed_seen_ = closed_inputs(inputs_);
-      if (handled < budget && all_closed_and_drained(inputs_)) input_done_ = true;
+      if (aligning && alignment_.aligning()) {
+        // An input that ended after the loop looked at it, while others wait at the
+        // barrier: its closure is counted above, so the idle re-check would not see it as
+        // news. Complete the alignment now, and run again to read on.
+        if (!complete_alignment()) return handled;
+        if (!alignment_.aligning()) run_again_ = true;
+      }
+      if (handled < budget && (aligning ? all_ended() : all_closed_and_drained(inputs_))) {
+        input_done_ = true;
+      }
       return handled;
     }
+  }
+
+  // ---- barriers (flow/checkpoints.hpp, steps 1 and 2)
+
+  using part_bytes = std::pair<std::string, std::string>;  // keyed rows, the node's own state
+  template <class M>
+  struct own_state_of {
+    using type = void;
+  };
+  template <snapshotting_node M>
+  struct own_state_of<M> {
+    using type = std::decay_t<decltype(std::declval<const M&>().snapshot_state())>;
+  };
+  using own_state = typename own_state_of<N>::type;
+  template <class M>
+  struct position_of {
+    using type = void;
+  };
+  template <positioned_source M>
+  struct position_of<M> {
+    using type = std::decay_t<decltype(std::declval<const M&>().checkpoint_position())>;
+  };
+  using position_type = typename position_of<N>::type;
+
+  // What the coordinator encodes and writes: the keyed rows as they were at the barrier
+  // (a copy-on-write view) and the node's own state, encoded here.
+  struct part final : snapshot_part {
+    typename key_binding<N, KeyFn>::rows rows;
+    std::string own;
+    std::string encode(std::uint32_t key_groups) override {
+      return state::to_bytes(part_bytes{rows.encode(key_groups), std::move(own)});
+    }
+  };
+
+  // C2 for a source: barrier `id` on every output, then the position after everything sent
+  // before it, on this thread, before the next produce(). False: the node failed.
+  bool inject_barrier() {
+    const std::uint64_t requested = requested_checkpoint_.load(std::memory_order_acquire);
+    if (requested <= injected_) return true;
+    injected_ = requested;
+    return pass_barrier_with(requested);
+  }
+
+  // Input `index` is at the barrier (A2), or ended while others are: passes the barrier
+  // once every input is at it or ended. False: the node failed.
+  bool barrier_reached(std::size_t index) {
+    link<element>* e = inputs_[index];
+    if (e->at_marker() && !guarded([&] { alignment_.hold(index, *e); })) return false;
+    return complete_alignment();
+  }
+
+  // A3: passes the barrier being aligned if every input is at it or has ended. False: the
+  // node failed.
+  bool complete_alignment() {
+    if (!alignment_.ready(inputs_)) return true;
+    if (!pass_barrier_with(alignment_.id())) return false;
+    alignment_.release(inputs_);
+    return true;
+  }
+
+  // Flink's order (SubtaskCheckpointCoordinatorImpl.checkpointState): the barrier goes
+  // downstream first, then the state is snapshotted, with no item in between.
+  bool pass_barrier_with(std::uint64_t id) {
+    return guarded([&] {
+      if (has_port() && !port_->post_marker(id)) {
+        throw std::logic_error(
+            "an output edge holds 4 barriers (the coordinator sends one at "
+            "a time)");
+      }
+      checkpoint_ack ack{.id = id, .task = checkpoint_index_};
+      if constexpr (positioned_source<N>) {
+        ack.position = state::to_bytes(node_.checkpoint_position());
+      }
+      if constexpr (keyed || snapshotting_node<N>) {
+        auto p = std::make_unique<part>();
+        p->rows = key_.snapshot(node_);
+        if constexpr (snapshotting_node<N>) p->own = state::to_bytes(node_.snapshot_state());
+        ack.part = std::move(p);
+      }
+      checkpoints_->acknowledge(std::move(ack));
+    });
+  }
+
+  // A source's idle re-check: a checkpoint requested since it last injected one (C1).
+  bool source_checkpoint_news(std::uint64_t injected) const noexcept {
+    if constexpr (is_source) {
+      return checkpoints_ != nullptr &&
+             requested_checkpoint_.load(std::memory_order_acquire) != injected;
+    } else {
+      return false;
+    }
+  }
+  bool all_ended() {
+    for (auto* e : inputs_) {
+      if (!e->ended()) return false;
+    }
+    return true;
   }
 
   produce_status produce_once() {
@@ -339,6 +542,10 @@ class node_task final : public node_task_base {
   bool stopped_ = false;
   bool failed_ = false;
   std::size_t closed_seen_ = 0;
+  // Checkpoints: the barrier being aligned (non-sources), the last one injected (sources).
+  barrier_alignment<element> alignment_;
+  std::uint64_t injected_ = 0;
+  bool run_again_ = false;  // a barrier passed after the last read: read on before idling
 };
 
 // An ordered farm's collector: merges the workers' tagged outputs back into input order.
@@ -351,7 +558,10 @@ class collector_task final : public node_task_base {
   using element = sequenced<T>;
   explicit collector_task(node_stats& stats) : node_task_base(stats) {}
 
-  void add_input(link<element>* e) { inputs_.push_back(e); }
+  void add_input(link<element>* e) {
+    inputs_.push_back(e);
+    alignment_.add_input();
+  }
   void set_output(std::unique_ptr<output_port<T>> port) { port_ = std::move(port); }
   std::string describe() const override {
     return name() + " state=" + std::to_string(state_for_diagnostics()) + " inputs" +
@@ -361,16 +571,26 @@ class collector_task final : public node_task_base {
   resume_result activate(std::size_t budget) override {
     if (graph().cancelled()) return end_cancelled(port_.get(), inputs_);
     if (!port_->flush()) return wait_for_output(*port_, inputs_);
+    // Checkpoints: the router posted each barrier after the same sequence number on every
+    // worker's edge, so every item before it (sequence numbers below it) comes before the
+    // barrier on its edge, and the merge never waits for an item behind a held input.
+    const bool aligning = checkpoints_ != nullptr;
+    if (aligning) alignment_.begin(inputs_);  // A1
     std::size_t handled = 0;
     while (handled < budget) {
+      if (aligning && !align()) return end_cancelled(port_.get(), inputs_);
       element* head = nullptr;
       link<element>* from = nullptr;
-      for (auto* e : inputs_) {
-        element* candidate = e->front();
+      for (std::size_t i = 0; i < inputs_.size(); ++i) {
+        if (aligning && alignment_.held(i)) continue;
+        element* candidate = inputs_[i]->front();
+        // M3: the tail was loaded (front) before the markers: a barrier posted since align()
+        // looked is seen here, and nothing behind it is taken. The next align() holds it.
+        if (aligning && candidate != nullptr && inputs_[i]->at_marker()) continue;
         if (candidate != nullptr &&
             (candidate->seq == expected_ || candidate->seq == unordered_seq)) {
           head = candidate;
-          from = e;
+          from = inputs_[i];
           break;
         }
       }
@@ -390,17 +610,57 @@ class collector_task final : public node_task_base {
     if (port_->has_pending()) return wait_for_output(*port_, inputs_);
     if (handled == budget) return resume_result::resume_later;
     const std::size_t closed_before = closed_inputs(inputs_);
-    if (all_closed_and_drained(inputs_)) {
+    if (aligning) {
+      // An input may have ended since the loop looked (its closure counted above): A3 again.
+      const bool was_aligning = alignment_.aligning();
+      if (!align()) return end_cancelled(port_.get(), inputs_);
+      if (was_aligning && !alignment_.aligning()) return resume_result::resume_later;
+    }
+    if (aligning ? all_ended() : all_closed_and_drained(inputs_)) {
       port_->close();
       return finish();
+    }
+    if (aligning) {
+      return go_idle(
+          typename barrier_alignment<element>::idle_check(alignment_, inputs_, closed_before));
     }
     return go_idle([&] { return any_queued(inputs_) || closed_inputs(inputs_) != closed_before; });
   }
 
  private:
+  // A2 for every input whose barrier is next, and A3 when all are there: the barrier goes
+  // downstream, and the collector (which keeps no state) answers at once. False: failed.
+  bool align() noexcept {
+    try {
+      for (std::size_t i = 0; i < inputs_.size(); ++i) {
+        if (!alignment_.held(i) && inputs_[i]->at_marker()) alignment_.hold(i, *inputs_[i]);
+      }
+      if (!alignment_.aligning() || !alignment_.ready(inputs_)) return true;
+      const std::uint64_t id = alignment_.id();
+      if (!port_->post_marker(id)) {
+        throw std::logic_error(
+            "an output edge holds 4 barriers (the coordinator sends one at "
+            "a time)");
+      }
+      checkpoints_->acknowledge({.id = id, .task = checkpoint_index_});
+      alignment_.release(inputs_);
+      return true;
+    } catch (...) {
+      graph().fail(name(), std::current_exception());
+      return false;
+    }
+  }
+  bool all_ended() {
+    for (auto* e : inputs_) {
+      if (!e->ended()) return false;
+    }
+    return true;
+  }
+
   std::vector<link<element>*> inputs_;
   std::unique_ptr<output_port<T>> port_;
   std::uint64_t expected_ = 0;
+  barrier_alignment<element> alignment_;
 };
 
 }  // namespace spate::flow::detail

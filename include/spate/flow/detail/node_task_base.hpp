@@ -1,21 +1,23 @@
 #pragma once
 // The scheduling half of a node replica: a unit (exec/unit.hpp), with "input arrived",
-// "output space freed" and "cancelled" as the reasons to be notified. Lifetime follows the activation's rule: the graph's state owns
-// the task, and every unfinished task holds a reference to that state, dropped after
-// finish().
+// "output space freed" and "cancelled" as the reasons to be notified. Lifetime follows the
+// activation's rule: the graph's state owns the task, and every unfinished task holds a reference
+// to that state, dropped after finish().
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
-#include "spate/flow/detail/graph_state.hpp"
-#include "spate/platform/single_writer_counter.hpp"
 #include "spate/exec/link.hpp"
 #include "spate/exec/unit.hpp"
+#include "spate/flow/detail/checkpoint_coordinator.hpp"
+#include "spate/flow/detail/graph_state.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/platform/single_writer_counter.hpp"
 
 namespace spate::flow::detail {
 
@@ -75,6 +77,27 @@ class SPATE_API node_task_base : public unit {
     (void)activate(0);  // a cancelled graph: ends at once
   }
 
+  // ---- checkpoints (flow/checkpoints.hpp; the coordinator's protocol C1..C4)
+
+  // Non-empty: why this task cannot take part in checkpoints (the graph does not start).
+  virtual std::string checkpoint_refusal() { return {}; }
+  // What its checkpoint part holds, for the graph's fingerprint; empty: no state, no part.
+  virtual std::string state_layout() { return {}; }
+  // Before the graph starts: its part of the checkpoint it resumes from.
+  virtual void restore_part(std::string_view /*bytes*/, std::uint32_t /*key_groups*/) {}
+  // Before the graph starts (sources): the position recorded with the barrier.
+  virtual void restore_position(std::string_view /*bytes*/) {}
+  // Before the graph starts: the coordinator this task acknowledges to.
+  void join_checkpoints(checkpoint_coordinator* c, std::size_t index) noexcept {
+    checkpoints_ = c;
+    checkpoint_index_ = index;
+  }
+  // C1 (sources; any thread): inject barrier `id` at the next activation.
+  void request_checkpoint(std::uint64_t id) noexcept {
+    requested_checkpoint_.store(id, std::memory_order_release);
+    notify();
+  }
+
   // graph_state::start() hands every task its reference and the first activation.
   void launch(std::shared_ptr<graph_state> graph) {
     graph_ = std::move(graph);
@@ -92,8 +115,8 @@ class SPATE_API node_task_base : public unit {
   resume_result go_idle(MoreWork&& more_work) noexcept {
     charge_busy_time();
     const std::atomic<bool>& cancelled = *graph_cancelled_;
-    const bool keep_running = unit::go_idle(
-        [&] { return more_work() || cancelled.load(std::memory_order_relaxed); });
+    const bool keep_running =
+        unit::go_idle([&] { return more_work() || cancelled.load(std::memory_order_relaxed); });
     return keep_running ? resume_result::resume_later : resume_result::awaiting;
   }
 
@@ -101,6 +124,7 @@ class SPATE_API node_task_base : public unit {
   // may destroy the graph, this task included: nothing may follow but `return`).
   resume_result finish() noexcept {
     charge_busy_time();
+    if (checkpoints_ != nullptr) checkpoints_->task_ended(checkpoint_index_);
     finish_unit();
     std::shared_ptr<graph_state> last = std::move(graph_);
     last->task_finished();
@@ -187,6 +211,9 @@ class SPATE_API node_task_base : public unit {
   }
 
   node_stats& stats_;
+  checkpoint_coordinator* checkpoints_ = nullptr;  // null: checkpoints are off
+  std::size_t checkpoint_index_ = 0;
+  std::atomic<std::uint64_t> requested_checkpoint_{0};  // C1, written by the coordinator
 
  private:
   std::size_t items_per_activation_ = 0;

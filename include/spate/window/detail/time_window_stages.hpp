@@ -39,6 +39,9 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
   using clock = std::chrono::steady_clock;
 
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   time_emitter(pattern p, time_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
                const pattern_options& options)
       : pattern_(p),
@@ -67,8 +70,14 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
     }
   }
   // Processing time: the clock moved on (flow/wake_timer.hpp).
-  bool has_news() const noexcept requires processing_time { return timer_.due(); }
-  void on_news() requires processing_time {
+  bool has_news() const noexcept
+    requires processing_time
+  {
+    return timer_.due();
+  }
+  void on_news()
+    requires processing_time
+  {
     if (timer_.take()) advance(now());
   }
   void on_stop() {
@@ -147,6 +156,9 @@ class time_worker
   using result_type = typename keeper_type::result_type;
 
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   time_worker(pattern p, time_window spec, KeyFn key, F f)
       : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
 
@@ -181,6 +193,9 @@ class time_worker
 template <class Result>
 class time_collector : public flow::node<time_worker_output<Result>, Result> {
  public:
+  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
+  static constexpr const char* refuses_checkpoints =
+      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   time_collector(time_window spec, std::uint32_t workers) : spec_(spec), passed_(workers, 0) {}
 
   void consume(time_worker_output<Result>& in) {

@@ -1,0 +1,350 @@
+#include "spate/flow/detail/checkpoint_coordinator.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "spate/flow/detail/graph_state.hpp"
+#include "spate/flow/detail/node_task_base.hpp"
+#include "spate/log/log.hpp"
+#include "spate/platform/exception_text.hpp"
+
+namespace spate::flow::detail {
+
+namespace {
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+checkpoint_coordinator::checkpoint_coordinator(checkpoint_options options, graph_state& graph)
+    : options_(std::move(options)),
+      graph_(graph),
+      store_(std::in_place, state::checkpoint_store_options{.directory = options_.directory,
+                                                            .retain = options_.retain}) {
+  if (options_.interval <= std::chrono::milliseconds(0)) {
+    throw std::invalid_argument("spate::flow: checkpoint_options::interval must be positive, not " +
+                                std::to_string(options_.interval.count()) + " ms");
+  }
+  if (options_.key_groups == 0) {
+    throw std::invalid_argument("spate::flow: checkpoint_options::key_groups must be at least 1");
+  }
+  ended_.assign(graph_.tasks().size(), false);
+  for (std::size_t i = 0; i < graph_.tasks().size(); ++i) {
+    graph_.tasks()[i]->join_checkpoints(this, i);
+  }
+}
+
+checkpoint_coordinator::~checkpoint_coordinator() {
+  stop();
+}
+
+std::string checkpoint_coordinator::fingerprint() const {
+  // What must match for a checkpoint's parts to fit: the tasks (names give farm replicas
+  // and their count) and what state each keeps.
+  std::string out;
+  for (const auto& t : graph_.tasks()) {
+    out += t->name();
+    out += " (";
+    out += t->stats().kind;
+    out += ")";
+    if (const std::string layout = t->state_layout(); !layout.empty()) out += " " + layout;
+    out += "\n";
+  }
+  return out;
+}
+
+void checkpoint_coordinator::restore() {
+  std::string refused;
+  for (const auto& t : graph_.tasks()) {
+    if (std::string why = t->checkpoint_refusal(); !why.empty()) {
+      refused += (refused.empty() ? "" : "; ") + ("'" + t->name() + "' " + why);
+    }
+  }
+  if (!refused.empty()) {
+    throw std::invalid_argument("spate::flow: checkpoints are on, but " + refused +
+                                " (flow/checkpoints.hpp)");
+  }
+  fingerprint_ = fingerprint();
+  std::vector<std::string> problems;
+  const std::optional<state::checkpoint_manifest> latest = store_->latest(fingerprint_, problems);
+  if (!latest) return;
+  if (latest->key_groups != options_.key_groups) {
+    throw std::invalid_argument("spate::flow: checkpoint " +
+                                store_->checkpoint_directory(latest->id).string() +
+                                " divides keyed state into " + std::to_string(latest->key_groups) +
+                                " key groups, but checkpoint_options::key_groups is " +
+                                std::to_string(options_.key_groups));
+  }
+  const std::string where = store_->checkpoint_directory(latest->id).string();
+  for (const auto& t : graph_.tasks()) {
+    try {
+      if (!t->state_layout().empty()) {
+        t->restore_part(store_->read_part(*latest, t->name()), latest->key_groups);
+      }
+      if (t->stats().kind == "source") {
+        const auto it = latest->extras.find("position/" + t->name());
+        if (it == latest->extras.end()) {
+          throw std::runtime_error("its position is missing from the manifest");
+        }
+        t->restore_position(it->second);
+      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error("spate::flow: restoring '" + t->name() + "' from " + where + ": " +
+                               e.what());
+    }
+  }
+  stats_.restored_from = latest->id;
+  log::write(log::level::info, "flow", "restored from " + where);
+}
+
+void checkpoint_coordinator::start() {
+  next_trigger_ = std::chrono::steady_clock::now() + options_.interval;
+  // The thread keeps the graph alive until every task has ended: a call it makes into the
+  // graph (fail(), a task's notify() that a stopped pool turns into discard()) may end
+  // tasks, and must not drop the last reference under its feet. Its last act releases that
+  // reference, which may destroy the graph and this coordinator (stop() then detaches).
+  thread_ = std::thread([this, keep = graph_.shared_from_this()]() mutable {
+    run();
+    keep.reset();
+  });
+}
+
+void checkpoint_coordinator::stop() noexcept {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) {
+    if (thread_.get_id() == std::this_thread::get_id()) {
+      // start(): the thread's last act releasing the graph. Nothing more to do here: the
+      // store closes with this object.
+      thread_.detach();
+      return;
+    }
+    thread_.join();
+  }
+  store_.reset();
+}
+
+void checkpoint_coordinator::acknowledge(checkpoint_ack ack) {
+  {
+    const std::lock_guard lock(mutex_);
+    acks_.push_back(std::move(ack));
+  }
+  wake_.notify_all();
+}
+
+void checkpoint_coordinator::task_ended(std::size_t task) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!ended_[task]) ++ended_count_;
+    ended_[task] = true;
+    any_ended_ = true;
+  }
+  wake_.notify_all();
+}
+
+checkpoint_stats checkpoint_coordinator::stats() const {
+  const std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void checkpoint_coordinator::run() {
+  try {
+    loop();
+  } catch (...) {  // out of memory, a throwing on_complete: the graph fails, nothing is lost
+    graph_.fail_unless_finished("checkpoint coordinator", std::current_exception());
+  }
+}
+
+void checkpoint_coordinator::loop() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    // Acks first: a task acknowledges before it ends, so an ended task whose ack is still
+    // queued must not count as one the barrier never reached. Queued acks are handled even
+    // when stopping: the graph's last checkpoint may be waiting only for them.
+    if (!acks_.empty()) {
+      checkpoint_ack ack = std::move(acks_.front());
+      acks_.pop_front();
+      lock.unlock();
+      handle(std::move(ack));  // encodes and writes without the lock
+      lock.lock();
+      continue;
+    }
+    // Tasks that ended count as answered (C4): a barrier will never reach them.
+    if (pending_) {
+      for (std::size_t i = 0; i < ended_.size(); ++i) {
+        if (ended_[i] && !pending_->answered[i]) {
+          if (pending_->failure.empty()) {
+            pending_->failure = "'" + graph_.tasks()[i]->name() + "' ended before the barrier";
+            pending_->abandoned = true;
+          }
+          answered(i);
+        }
+      }
+      if (pending_->unanswered == 0) {
+        finish_pending(lock);
+        continue;
+      }
+    }
+    // Every task ended and every answer handled: nothing more can happen.
+    if (stopping_ || ended_count_ == ended_.size()) break;
+    const bool may_trigger = !pending_ && !any_ended_ && !graph_failed_;
+    if (may_trigger && std::chrono::steady_clock::now() >= next_trigger_) {
+      trigger(lock);
+      continue;
+    }
+    // Woken by an ack, an ended task or stop(); the deadline is the next trigger, not a
+    // re-check: nothing else changes while this sleeps.
+    if (may_trigger) {
+      wake_.wait_until(lock, next_trigger_);
+    } else {
+      wake_.wait(lock);
+    }
+  }
+  // Stopped with a checkpoint some task never answered (stop() before the graph ended): it
+  // never completes, and its parts go with it.
+  if (pending_) {
+    const std::uint64_t id = pending_->id;
+    pending_.reset();
+    lock.unlock();
+    try {
+      store_->remove(id);
+    } catch (const std::exception& e) {
+      log::write(log::level::warn, "flow",
+                 "removing unfinished checkpoint " + std::to_string(id) + ": " + e.what());
+    }
+  }
+}
+
+void checkpoint_coordinator::trigger(std::unique_lock<std::mutex>& lock) {
+  // C1. Called with the lock held, which next_id()'s directory scan runs without (tasks
+  // acknowledging or ending must not wait for it); pending_ is this thread's alone.
+  pending_checkpoint p;
+  lock.unlock();
+  try {
+    p.id = store_->next_id();
+  } catch (...) {
+    graph_.fail_unless_finished("checkpoint coordinator", std::current_exception());
+    lock.lock();
+    graph_failed_ = true;
+    return;
+  }
+  lock.lock();
+  p.started = std::chrono::steady_clock::now();
+  p.answered.assign(graph_.tasks().size(), false);
+  p.unanswered = graph_.tasks().size();
+  p.manifest.id = p.id;
+  p.manifest.fingerprint = fingerprint_;
+  p.manifest.key_groups = options_.key_groups;
+  next_trigger_ = p.started + options_.interval;
+  const std::uint64_t id = p.id;
+  pending_ = std::move(p);
+  lock.unlock();
+  for (const auto& t : graph_.tasks()) {
+    if (t->stats().kind == "source") t->request_checkpoint(id);
+  }
+  lock.lock();
+}
+
+void checkpoint_coordinator::handle(checkpoint_ack ack) {
+  // The coordinator thread owns pending_ between its lock sections: only run() and this
+  // change it, and both run on that thread.
+  if (!pending_ || ack.id != pending_->id || pending_->answered[ack.task]) return;
+  pending_checkpoint& p = *pending_;
+  node_task_base& task = *graph_.tasks()[ack.task];
+  if (p.failure.empty()) {
+    try {
+      if (ack.position) p.manifest.extras["position/" + task.name()] = std::move(*ack.position);
+      if (ack.part) {
+        const std::string bytes = ack.part->encode(options_.key_groups);
+        ack.part.reset();  // S4: the snapshot is read; the task stops copying
+        p.manifest.parts.push_back(store_->write_part(p.id, task.name(), bytes));
+        p.bytes += p.manifest.parts.back().file_size;
+      }
+    } catch (const std::exception& e) {
+      p.failure = "part '" + task.name() + "': " + e.what();
+    }
+  }
+  const std::lock_guard lock(mutex_);
+  answered(ack.task);
+}
+
+void checkpoint_coordinator::answered(std::size_t task) {
+  pending_->answered[task] = true;
+  --pending_->unanswered;
+}
+
+void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) {
+  // C3 or C4, with the lock held on entry and exit; the I/O runs without it.
+  pending_checkpoint p = std::move(*pending_);
+  pending_.reset();
+  lock.unlock();
+  if (p.failure.empty()) {
+    try {
+      p.manifest.created_ms = now_ms();
+      store_->commit(p.manifest);
+    } catch (const std::exception& e) {
+      p.failure = std::string("commit: ") + e.what();
+    }
+  }
+  if (p.failure.empty()) {
+    try {
+      store_->retire();  // a failure here leaves an old checkpoint, not a broken new one
+    } catch (const std::exception& e) {
+      log::write(log::level::warn, "flow", std::string("retiring old checkpoints: ") + e.what());
+    }
+  }
+  if (!p.failure.empty()) {
+    try {
+      store_->remove(p.id);
+    } catch (const std::exception& e) {
+      log::write(log::level::warn, "flow",
+                 "removing failed checkpoint " + std::to_string(p.id) + ": " + e.what());
+    }
+  }
+  bool fail_graph = false;
+  lock.lock();
+  if (p.failure.empty()) {
+    failures_in_a_row_ = 0;
+    ++stats_.completed;
+    stats_.last_id = p.id;
+    stats_.last_bytes = p.bytes;
+    stats_.last_duration = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - p.started);
+  } else if (p.abandoned) {
+    ++stats_.abandoned;  // the input ended: not a failure (C4)
+  } else {
+    ++stats_.failed;
+    // Once every task has ended the run's outcome is settled: a checkpoint that fails
+    // then only loses a restart point, and is reported (above), not thrown.
+    fail_graph =
+        ++failures_in_a_row_ > options_.tolerable_failures && ended_count_ != ended_.size();
+  }
+  const bool failed = !p.failure.empty() && !p.abandoned;
+  if (failed) {
+    lock.unlock();  // a log sink may ask for stats()
+    log::write(log::level::warn, "flow",
+               "checkpoint " + std::to_string(p.id) + " failed: " + p.failure);
+    lock.lock();
+  }
+  if (fail_graph) {
+    graph_failed_ = true;
+    lock.unlock();
+    graph_.fail_unless_finished("checkpoint coordinator",
+                                std::make_exception_ptr(std::runtime_error(
+                                    "checkpoint " + std::to_string(p.id) + " in " +
+                                    store_->directory().string() + " failed: " + p.failure)));
+    lock.lock();
+  }
+  if (p.failure.empty() && options_.on_complete) {
+    lock.unlock();
+    options_.on_complete(p.id);
+    lock.lock();
+  }
+}
+
+}  // namespace spate::flow::detail

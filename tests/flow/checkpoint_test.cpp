@@ -1,0 +1,351 @@
+// Aligned checkpoints of a flow graph (flow/checkpoints.hpp): barriers from the source, a
+// by_key farm whose replicas keep keyed state, a sink with state of its own fed by both
+// replicas (so it aligns two inputs, one of them slow). A run stopped after a checkpoint
+// and started again from it ends with the same state as a run that was never stopped:
+// nothing counted twice, nothing lost.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
+
+#include <algorithm>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "flow_test_support.hpp"
+#include "spate/log/log.hpp"
+#include "spate/state/keyed.hpp"
+#include "spate/window.hpp"
+
+using namespace flow_test;
+namespace state = spate::state;
+namespace fs = std::filesystem;
+
+namespace {
+
+using count_update = std::pair<int, std::int64_t>;
+using counts = std::map<int, std::int64_t>;
+
+// Counts items per key in keyed state; sends each key's running count. Replica 0 is slow
+// now and then, so the sink's input from replica 1 reaches each barrier first.
+struct counter : flow::node<int, count_update> {
+  state::value<std::int64_t> count{"count"};
+  auto state_fields() { return std::tie(count); }
+  void consume(int& key) {
+    const std::int64_t n = ++count.get_or_init(0);
+    if (replica_index() == 0 && n % 64 == 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    send_next({key, n});
+  }
+};
+
+// Keeps the highest count seen per key and how many updates it received (its own state,
+// checkpointed); hands them over at the end. The highest counts forgive an update seen twice;
+// the number received does not: a snapshot taken before both inputs reached the barrier
+// would hold updates the restart then replays.
+struct highest_count : flow::node<count_update, void> {
+  using kept = std::pair<counts, std::int64_t>;
+  std::shared_ptr<kept> out;
+  kept now;
+  explicit highest_count(std::shared_ptr<kept> o) : out(std::move(o)) {}
+  void consume(count_update& u) {
+    std::int64_t& h = now.first[u.first];
+    if (u.second > h) h = u.second;
+    ++now.second;
+  }
+  kept snapshot_state() const { return now; }
+  void restore_state(kept k) { now = std::move(k); }
+  void on_stop() { *out = now; }
+};
+
+int key_of(std::size_t i) {
+  return static_cast<int>(i * 7919 % 101);
+}
+
+highest_count::kept expected(std::size_t n) {
+  highest_count::kept k;
+  for (std::size_t i = 0; i < n; ++i) ++k.first[key_of(i)];
+  k.second = static_cast<std::int64_t>(n);
+  return k;
+}
+
+// The job: generate -> farm(counter, by key, 2) -> highest_count.
+flow::graph counting_job(std::size_t n, std::shared_ptr<highest_count::kept> out,
+                         std::optional<flow::checkpoint_options> checkpoints) {
+  return flow::graph(
+      flow::pipeline(flow::generate<int>(n, [](std::size_t i) { return key_of(i); }),
+                     flow::farm(counter{}, 2, flow::by_key{[](const int& k) { return k; }}),
+                     flow::make_stage<highest_count>(out)),
+      flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
+}
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    path = fs::temp_directory_path() /
+           ("spate-checkpoint-test-" + std::to_string(::getpid()) + "-" +
+            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+TEST(checkpoints, a_graph_takes_them_while_it_runs_and_its_output_is_unchanged) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(2)));
+  auto out = std::make_shared<highest_count::kept>();
+  const std::size_t n = 300'000;
+  auto g = counting_job(
+      n, out,
+      flow::checkpoint_options{.directory = dir.path, .interval = std::chrono::milliseconds(5)});
+  g.run(rt);
+  EXPECT_EQ(*out, expected(n));
+  const auto stats = g.checkpoints();
+  EXPECT_GE(stats.completed, 1u);
+  EXPECT_EQ(stats.failed, 0u);
+  EXPECT_EQ(stats.restored_from, 0u);
+}
+
+// Runs the job until `count` checkpoints are complete, then cancels it (a crash, as far as
+// the checkpoints can tell); returns the last one's id.
+std::uint64_t run_until_checkpoints(spate::runtime& rt, const fs::path& dir, std::size_t n,
+                                    int count) {
+  std::promise<std::uint64_t> reached;
+  std::atomic<int> completions{0};
+  auto out = std::make_shared<highest_count::kept>();
+  auto g = counting_job(n, out,
+                        flow::checkpoint_options{
+                            .directory = dir,
+                            .interval = std::chrono::milliseconds(5),
+                            .on_complete =
+                                [&](std::uint64_t id) {
+                                  if (++completions == count) reached.set_value(id);
+                                },
+                        });
+  g.start(rt);
+  const std::uint64_t id = reached.get_future().get();
+  g.cancel();
+  g.wait();
+  EXPECT_EQ(out->second, 0);  // cancelled: no on_stop
+  return id;
+}
+
+// Stopped (cancelled) right after a checkpoint, then started again on the same directory:
+// the second run resumes from that checkpoint and ends with the exact counts. Three rounds:
+// where the barrier meets the slow replica differs from one to the next.
+TEST(checkpoints, a_restarted_graph_resumes_from_the_last_checkpoint_exactly) {
+  spate::runtime rt(runtime_with(workers(2)));
+  const std::size_t n = 400'000;
+  for (int round = 0; round < 3; ++round) {
+    temp_dir dir;
+    const std::uint64_t id = run_until_checkpoints(rt, dir.path, n, 2);
+    auto out = std::make_shared<highest_count::kept>();
+    auto second = counting_job(n, out, flow::checkpoint_options{.directory = dir.path});
+    second.run(rt);
+    EXPECT_GE(second.checkpoints().restored_from, id);
+    EXPECT_EQ(*out, expected(n)) << "round " << round;
+  }
+}
+
+// The newest checkpoint damaged (a part cut short): the restart uses the one before it,
+// says which file it skipped, and still ends exactly.
+TEST(checkpoints, a_damaged_newest_checkpoint_falls_back_to_the_previous_one) {
+  spate::runtime rt(runtime_with(workers(2)));
+  const std::size_t n = 400'000;
+  temp_dir dir;
+  run_until_checkpoints(rt, dir.path, n, 3);
+  std::vector<fs::path> complete;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    if (fs::exists(entry.path() / "MANIFEST")) complete.push_back(entry.path());
+  }
+  std::sort(complete.begin(), complete.end());
+  ASSERT_EQ(complete.size(), 2u);  // retain = 2
+  fs::path part;
+  for (const auto& entry : fs::directory_iterator(complete.back())) {
+    if (entry.path().filename().string().rfind("part-", 0) == 0) part = entry.path();
+  }
+  ASSERT_FALSE(part.empty());
+  fs::resize_file(part, fs::file_size(part) / 2);
+
+  std::vector<std::string> warnings;
+  std::mutex warnings_mutex;
+  spate::log::scoped_sink capture([&](const spate::log::record& r) {
+    const std::lock_guard lock(warnings_mutex);
+    warnings.emplace_back(r.text);
+  });
+  auto out = std::make_shared<highest_count::kept>();
+  auto second = counting_job(n, out, flow::checkpoint_options{.directory = dir.path});
+  second.run(rt);
+  const std::uint64_t older = std::stoull(complete.front().filename().string().substr(4));
+  EXPECT_EQ(second.checkpoints().restored_from, older);
+  EXPECT_EQ(*out, expected(n));
+  const std::lock_guard lock(warnings_mutex);
+  const std::string name = part.filename().string();
+  EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(),
+                          [&](const std::string& w) {
+                            return w.find(name) != std::string::npos &&
+                                   w.find("truncated") != std::string::npos;
+                          }))
+      << "no warning names " << name;
+}
+
+TEST(checkpoints, a_source_without_a_position_is_refused_by_name) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(1)));
+  int left = 3;
+  flow::graph g(
+      flow::pipeline(flow::source_from([&]() -> std::optional<int> {
+                       if (left == 0) return std::nullopt;
+                       return left--;
+                     }),
+                     flow::sink([](int&) {})),
+      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
+  try {
+    g.run(rt);
+    FAIL() << "started";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("without checkpoint_position()"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A checkpoint that cannot be written (files may not grow past 64 bytes: EFBIG) fails the
+// graph with the default tolerable_failures = 0, naming the file and the OS reason; the
+// failed checkpoint's directory is removed.
+TEST(checkpoints, a_write_that_fails_fails_the_graph_naming_the_file_and_the_reason) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(2)));
+  auto out = std::make_shared<highest_count::kept>();
+  auto g = counting_job(
+      2'000'000, out,
+      flow::checkpoint_options{.directory = dir.path, .interval = std::chrono::milliseconds(5)});
+  struct limit_file_size {
+    rlimit before{};
+    void (*handler)(int) = nullptr;
+    limit_file_size() {
+      ::getrlimit(RLIMIT_FSIZE, &before);
+      handler = std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+      rlimit small = before;
+      small.rlim_cur = 64;
+      ::setrlimit(RLIMIT_FSIZE, &small);
+    }
+    ~limit_file_size() {
+      ::setrlimit(RLIMIT_FSIZE, &before);
+      std::signal(SIGXFSZ, handler);
+    }
+  };
+  try {
+    const limit_file_size limit;
+    g.run(rt);
+    FAIL() << "the graph ended without the failure";
+  } catch (const flow::node_error& e) {
+    EXPECT_EQ(e.node(), "checkpoint coordinator");
+    const std::string what = e.what();
+    EXPECT_NE(what.find("part-"), std::string::npos) << what;
+    EXPECT_NE(what.find("File too large"), std::string::npos) << what;
+  }
+  EXPECT_EQ(g.checkpoints().failed, 1u);
+  EXPECT_EQ(g.checkpoints().completed, 0u);
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    EXPECT_EQ(entry.path().filename().string().rfind("chk-", 0), std::string::npos)
+        << entry.path() << " left behind";
+  }
+}
+
+// Window stages keep state that checkpoints do not hold yet: refused, by name, at start.
+TEST(checkpoints, a_window_stage_is_refused_by_name) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(1)));
+  auto sum = [](const int&, std::span<const int> w) {
+    int s = 0;
+    for (int v : w) s += v;
+    return s;
+  };
+  flow::graph g(
+      flow::pipeline(flow::generate<int>(100, [](std::size_t i) { return int(i); }),
+                     spate::window::window_farming<int>(
+                         spate::window::sliding(10, 5), [](const int& v) { return v % 3; }, sum, 2),
+                     flow::sink([](spate::window::window_result<int, int>&) {})),
+      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
+  try {
+    g.run(rt);
+    FAIL() << "started";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("window state"), std::string::npos) << e.what();
+  }
+}
+
+namespace {
+// Passes values on, now and then slowly, so an ordered farm's replicas finish out of turn.
+struct uneven_pass : flow::node<std::uint64_t, std::uint64_t> {
+  void consume(std::uint64_t& v) {
+    if (v % 1000 == replica_index()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    send_next(std::uint64_t(v));
+  }
+};
+// Checks the values come in order 0, 1, 2, ...: the next one expected and how many broke it
+// (its own state, checkpointed).
+struct in_order : flow::node<std::uint64_t, void> {
+  using kept = std::pair<std::uint64_t, std::uint64_t>;
+  std::shared_ptr<kept> out;
+  kept now{0, 0};
+  explicit in_order(std::shared_ptr<kept> o) : out(std::move(o)) {}
+  void consume(std::uint64_t& v) {
+    if (v != now.first) ++now.second;
+    now.first = v + 1;
+  }
+  kept snapshot_state() const { return now; }
+  void restore_state(kept k) { now = k; }
+  void on_stop() { *out = now; }
+};
+}  // namespace
+
+// An ordered farm's collector aligns the barrier on its three inputs: restarted from a
+// checkpoint, the sink goes on from exactly the value after the last one it had.
+TEST(checkpoints, an_ordered_farm_resumes_in_order_without_a_gap_or_a_repeat) {
+  spate::runtime rt(runtime_with(workers(2)));
+  const std::size_t n = 300'000;
+  temp_dir dir;
+  auto job = [&](std::shared_ptr<in_order::kept> out, flow::checkpoint_options c) {
+    return flow::graph(
+        flow::pipeline(flow::generate<std::uint64_t>(n, [](std::size_t i) { return i; }),
+                       flow::ordered_farm(uneven_pass{}, 3), flow::make_stage<in_order>(out)),
+        flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(c)});
+  };
+  std::promise<void> reached;
+  std::atomic<int> completions{0};
+  auto first_out = std::make_shared<in_order::kept>();
+  auto first = job(first_out, {.directory = dir.path,
+                               .interval = std::chrono::milliseconds(5),
+                               .on_complete = [&](std::uint64_t) {
+                                 if (++completions == 2) reached.set_value();
+                               }});
+  first.start(rt);
+  reached.get_future().get();
+  first.cancel();
+  first.wait();
+
+  auto out = std::make_shared<in_order::kept>();
+  auto second = job(out, {.directory = dir.path});
+  second.run(rt);
+  EXPECT_NE(second.checkpoints().restored_from, 0u);
+  EXPECT_EQ(*out, (in_order::kept{n, 0}));
+}
