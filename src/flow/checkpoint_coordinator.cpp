@@ -1,12 +1,15 @@
 #include "spate/flow/detail/checkpoint_coordinator.hpp"
 
+#include <set>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
+#include "spate/state/codec.hpp"
 
 namespace spate::flow::detail {
 
@@ -40,16 +43,35 @@ checkpoint_coordinator::~checkpoint_coordinator() {
   stop();
 }
 
+namespace {
+// A farm replica's name without its replica suffix ("count#1" -> "count").
+std::string_view farm_of(std::string_view name) {
+  const std::size_t hash = name.rfind('#');
+  return hash == std::string_view::npos ? name : name.substr(0, hash);
+}
+}  // namespace
+
 std::string checkpoint_coordinator::fingerprint() const {
-  // What must match for a checkpoint's parts to fit: the tasks (names give farm replicas
-  // and their count) and what state each keeps.
+  // What must match for a checkpoint to fit: the sources (their positions go by name), the
+  // nodes with their own state (by name, replicas included), and the farms with keyed state
+  // (by farm and layout, whatever their replica count: their rows move by key group).
+  // Stateless nodes do not count.
   std::string out;
+  std::string last_keyed;
   for (const auto& t : graph_.tasks()) {
-    out += t->name();
-    out += " (";
-    out += t->stats().kind;
-    out += ")";
-    if (const std::string layout = t->state_layout(); !layout.empty()) out += " " + layout;
+    const std::string keyed = t->keyed_layout();
+    const std::string own = t->own_layout();
+    const bool source = t->stats().kind == "source";
+    if (!source && own.empty() && !keyed.empty()) {
+      std::string line = std::string(farm_of(t->name())) + "#* keyed {" + keyed + "}\n";
+      if (line != last_keyed) out += line;
+      last_keyed = std::move(line);
+      continue;
+    }
+    if (!source && own.empty()) continue;
+    out += t->name() + " (" + t->stats().kind + ")";
+    if (!keyed.empty()) out += " keyed {" + keyed + "}";
+    if (!own.empty()) out += " state {" + own + "}";
     out += "\n";
   }
   return out;
@@ -62,6 +84,28 @@ void checkpoint_coordinator::restore() {
       refused += (refused.empty() ? "" : "; ") + ("'" + t->name() + "' " + why);
     }
   }
+  // Parts are named after their tasks, and a keyed farm's parts after its name: two tasks
+  // with state under one name, or two keyed farms under one name, would share parts.
+  std::set<std::string> names, keyed_farms;
+  for (const auto& t : graph_.tasks()) {
+    const bool keyed = !t->keyed_layout().empty();
+    if (!keyed && t->own_layout().empty()) continue;
+    std::string clash;
+    if (keyed) {
+      // A farm's replicas are built one after the other, from #0.
+      const bool first_replica =
+          t->name().ends_with("#0") || t->name().find('#') == std::string::npos;
+      if (first_replica && !keyed_farms.insert(std::string(farm_of(t->name()))).second) {
+        clash = "two farms with keyed state are named '" + std::string(farm_of(t->name())) + "'";
+      }
+    } else if (!names.insert(t->name()).second) {
+      clash = "two nodes with state are named '" + t->name() + "'";
+    }
+    if (!clash.empty()) {
+      refused += (refused.empty() ? "" : "; ") + clash +
+                 " (give them distinct names: node_stage::named())";
+    }
+  }
   if (!refused.empty()) {
     throw std::invalid_argument("spate::flow: checkpoints are on, but " + refused +
                                 " (flow/checkpoints.hpp)");
@@ -70,18 +114,28 @@ void checkpoint_coordinator::restore() {
   std::vector<std::string> problems;
   const std::optional<state::checkpoint_manifest> latest = store_->latest(fingerprint_, problems);
   if (!latest) return;
+  const std::string where = store_->checkpoint_directory(latest->id).string();
   if (latest->key_groups != options_.key_groups) {
-    throw std::invalid_argument("spate::flow: checkpoint " +
-                                store_->checkpoint_directory(latest->id).string() +
-                                " divides keyed state into " + std::to_string(latest->key_groups) +
+    throw std::invalid_argument("spate::flow: checkpoint " + where + " divides keyed state into " +
+                                std::to_string(latest->key_groups) +
                                 " key groups, but checkpoint_options::key_groups is " +
                                 std::to_string(options_.key_groups));
   }
-  const std::string where = store_->checkpoint_directory(latest->id).string();
   for (const auto& t : graph_.tasks()) {
     try {
-      if (!t->state_layout().empty()) {
-        t->restore_part(store_->read_part(*latest, t->name()), latest->key_groups);
+      if (!t->keyed_layout().empty()) {
+        // Every part of its farm: the replicas may have been more or fewer.
+        for (const auto& part : latest->parts) {
+          if (farm_of(part.name) != farm_of(t->name())) continue;
+          const auto contents =
+              state::from_bytes<part_contents>(store_->read_part(*latest, part.name));
+          if (!contents.first.empty()) t->restore_keyed(contents.first, latest->key_groups);
+        }
+      }
+      if (!t->own_layout().empty()) {
+        const auto contents =
+            state::from_bytes<part_contents>(store_->read_part(*latest, t->name()));
+        t->restore_own(contents.second);
       }
       if (t->stats().kind == "source") {
         const auto it = latest->extras.find("position/" + t->name());

@@ -85,10 +85,11 @@ highest_count::kept expected(std::size_t n) {
 
 // The job: generate -> farm(counter, by key, 2) -> highest_count.
 flow::graph counting_job(std::size_t n, std::shared_ptr<highest_count::kept> out,
-                         std::optional<flow::checkpoint_options> checkpoints) {
+                         std::optional<flow::checkpoint_options> checkpoints,
+                         std::size_t replicas = 2) {
   return flow::graph(
       flow::pipeline(flow::generate<int>(n, [](std::size_t i) { return key_of(i); }),
-                     flow::farm(counter{}, 2, flow::by_key{[](const int& k) { return k; }}),
+                     flow::farm(counter{}, replicas, flow::by_key{[](const int& k) { return k; }}),
                      flow::make_stage<highest_count>(out)),
       flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
 }
@@ -105,6 +106,16 @@ struct temp_dir {
     fs::remove_all(path, ec);
   }
 };
+
+// The graph does not start: std::invalid_argument whose text holds `reason`.
+void expect_refused(flow::graph& g, spate::runtime& rt, const std::string& reason) {
+  try {
+    g.run(rt);
+    FAIL() << "started";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace
 
@@ -165,6 +176,39 @@ TEST(checkpoints, a_restarted_graph_resumes_from_the_last_checkpoint_exactly) {
   }
 }
 
+// Keyed state moves by key group: a checkpoint of two replicas restores onto three (and
+// one), each replica taking the key groups it now owns, and the counts come out exact.
+TEST(checkpoints, keyed_state_restores_onto_another_replica_count) {
+  spate::runtime rt(runtime_with(workers(2)));
+  const std::size_t n = 400'000;
+  for (std::size_t replicas : {3, 1}) {
+    temp_dir dir;
+    const std::uint64_t id = run_until_checkpoints(rt, dir.path, n, 2);
+    auto out = std::make_shared<highest_count::kept>();
+    auto second = counting_job(n, out, flow::checkpoint_options{.directory = dir.path}, replicas);
+    second.run(rt);
+    EXPECT_GE(second.checkpoints().restored_from, id) << replicas << " replicas";
+    EXPECT_EQ(*out, expected(n)) << replicas << " replicas";
+  }
+}
+
+// Two farms with keyed state under one name would share their parts: refused at start.
+TEST(checkpoints, two_keyed_farms_under_one_name_are_refused) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(1)));
+  auto out = std::make_shared<highest_count::kept>();
+  auto by_value = flow::by_key{[](const int& k) { return k; }};
+  struct pass_count : flow::node<count_update, int> {
+    void consume(count_update& u) { send_next(int(u.first)); }
+  };
+  flow::graph g(
+      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+                     flow::farm(counter{}, 2, by_value), pass_count{},
+                     flow::farm(counter{}, 2, by_value), flow::make_stage<highest_count>(out)),
+      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
+  expect_refused(g, rt, "two farms with keyed state are named");
+}
+
 // The newest checkpoint damaged (a part cut short): the restart uses the one before it,
 // says which file it skipped, and still ends exactly.
 TEST(checkpoints, a_damaged_newest_checkpoint_falls_back_to_the_previous_one) {
@@ -218,13 +262,7 @@ TEST(checkpoints, a_source_without_a_position_is_refused_by_name) {
                      }),
                      flow::sink([](int&) {})),
       flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
-  try {
-    g.run(rt);
-    FAIL() << "started";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("without checkpoint_position()"), std::string::npos)
-        << e.what();
-  }
+  expect_refused(g, rt, "without checkpoint_position()");
 }
 
 // A checkpoint that cannot be written (files may not grow past 64 bytes: EFBIG) fails the
@@ -285,12 +323,7 @@ TEST(checkpoints, a_window_stage_is_refused_by_name) {
                          spate::window::sliding(10, 5), [](const int& v) { return v % 3; }, sum, 2),
                      flow::sink([](spate::window::window_result<int, int>&) {})),
       flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
-  try {
-    g.run(rt);
-    FAIL() << "started";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("window state"), std::string::npos) << e.what();
-  }
+  expect_refused(g, rt, "window state");
 }
 
 namespace {

@@ -17,7 +17,8 @@ struct random_choice {};
 struct least_loaded {};  ///< the replica with the shortest input queue
 struct broadcast {};     ///< every replica; one shared, reference-counted copy
 
-/// Same key, same replica, always: replica = hash(key(item)) % replicas.
+/// Same key, same replica, always: replica = hash(key(item)) % replicas; with checkpoints on,
+/// the replica that owns the key's key group (state/key_groups.hpp).
 template <class KeyFn>
 struct by_key {
   KeyFn key;  ///< the item's key (any hashable value)

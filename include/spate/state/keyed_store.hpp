@@ -21,6 +21,7 @@
 #include "spate/platform/type_name.hpp"
 #include "spate/state/codec.hpp"
 #include "spate/state/detail/cow_table.hpp"
+#include "spate/state/key_groups.hpp"
 #include "spate/state/keyed.hpp"
 
 namespace spate::state {
@@ -136,7 +137,7 @@ class keyed_store<Key, std::tuple<H&...>> {
     std::vector<std::string> sections(key_groups);
     std::vector<std::uint64_t> rows(key_groups, 0);
     view.for_each([&](const Key& key, const row_type& row, std::size_t hash) {
-      const std::size_t group = hash % key_groups;
+      const std::size_t group = key_group_of(hash, key_groups);
       byte_writer out(sections[group]);
       state::encode(key, out);
       std::apply([&](const auto&... slot) { (state::encode(slot, out), ...); }, row);
@@ -202,9 +203,10 @@ class keyed_store<Key, std::tuple<H&...>> {
         Key key = state::decode<Key>(section);
         row_type row{state::decode<typename H::slot_type>(section)...};
         const std::size_t h = table_.hash_of(key);
-        if (h % key_groups != group) {
+        if (key_group_of(h, key_groups) != group) {
           throw std::runtime_error("spate::state: a key of key group " + std::to_string(group) +
-                                   " hashes to group " + std::to_string(h % key_groups) +
+                                   " hashes to group " +
+                                   std::to_string(key_group_of(h, key_groups)) +
                                    " (was the part written by another build?)");
         }
         if (table_.find(key, h) != nullptr) {

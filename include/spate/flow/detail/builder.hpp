@@ -133,6 +133,12 @@ class builder {
     return raw;
   }
 
+  // by_key farms route by key group when checkpoints are on (state/key_groups.hpp), so
+  // keyed state may be restored onto another replica count; 0: by hash modulo replicas.
+  std::uint32_t routing_key_groups() const noexcept {
+    return options_.checkpoints ? options_.checkpoints->key_groups : 0;
+  }
+
   // The links into a stage's nodes: its own options, or the graph's.
   link_options links_into(const stage_options& stage) const {
     return stage.input_links.value_or(options_.links);
@@ -257,10 +263,12 @@ class builder {
     }
     fragment_entry<In> fanout;
     for (auto& r : replicas) fanout.points.push_back(std::move(r.entry.points.front()));
-    fanout.make_port = [policy = farm.policy](
+    fanout.make_port = [policy = farm.policy, groups = routing_key_groups()](
                            std::vector<link<In>*> edges,
                            std::size_t seed) -> std::unique_ptr<output_port<In>> {
-      return std::make_unique<routing_port<In, P>>(std::move(edges), policy, seed);
+      auto port = std::make_unique<routing_port<In, P>>(std::move(edges), policy, seed);
+      port->route_by_key_group(groups);
+      return port;
     };
     fanout.route = policy_name<P>();
     if (has_upstream && options_.fuse_farms) {
@@ -328,8 +336,9 @@ class builder {
         collector_raw->add_input(out);
         task->set_output(std::make_unique<tagging_port<Out>>(out));
       }
-      router_task->set_output(
-          std::make_unique<sequencing_port<In, P>>(std::move(edges), farm.policy, seed_++));
+      auto port = std::make_unique<sequencing_port<In, P>>(std::move(edges), farm.policy, seed_++);
+      port->route_by_key_group(routing_key_groups());
+      router_task->set_output(std::move(port));
       f.exits.push_back({collector_raw, [collector_raw](std::unique_ptr<output_port<Out>> p) {
                            collector_raw->set_output(std::move(p));
                          }});

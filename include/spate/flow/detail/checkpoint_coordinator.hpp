@@ -42,6 +42,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "spate/flow/checkpoints.hpp"
@@ -57,6 +58,10 @@ struct snapshot_part {
   virtual ~snapshot_part() = default;
   virtual std::string encode(std::uint32_t key_groups) = 0;
 };
+
+// A part's bytes: the keyed rows (state/keyed_store.hpp encode, empty: none), then the
+// node's own state (empty: none).
+using part_contents = std::pair<std::string, std::string>;
 
 struct checkpoint_ack {
   std::uint64_t id = 0;

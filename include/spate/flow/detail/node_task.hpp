@@ -77,8 +77,13 @@ struct key_binding<N, KeyFn, true> {
   key_binding(const KeyFn* f, N& node) : key(*f) { store_type::check_names(node.state_fields()); }
   rows snapshot(N& node) { return {store.snapshot(), layout(node)}; }
   static std::string layout(N& node) { return store_type::layout(node.state_fields()); }
+  // The rows of the key groups this replica owns (state/key_groups.hpp: the farm routes
+  // by key group when checkpoints are on).
   void restore(std::string_view bytes, N& node, std::uint32_t key_groups) {
-    store.restore(bytes, layout(node), key_groups, [](std::uint32_t) { return true; });
+    store.restore(bytes, layout(node), key_groups, [&](std::uint32_t group) {
+      return state::replica_of_group(group, node.replica_count(), key_groups) ==
+             node.replica_index();
+    });
   }
   KeyFn key;
   store_type store;
@@ -170,20 +175,25 @@ class node_task final : public node_task_base {
       return {};
     }
   }
-  std::string state_layout() override {
-    std::string layout;
-    if constexpr (keyed) layout = "keyed {" + key_.layout(node_) + "}";
-    if constexpr (snapshotting_node<N>) {
-      layout += (layout.empty() ? "" : " ") + std::string("state {") +
-                spate::type_name<own_state>() + "}";
+  std::string keyed_layout() override {
+    if constexpr (keyed) {
+      return key_.layout(node_);
+    } else {
+      return {};
     }
-    return layout;
   }
-  void restore_part(std::string_view bytes, std::uint32_t key_groups) override {
-    const auto [keyed_bytes, own_bytes] = state::from_bytes<part_bytes>(bytes);
-    if constexpr (keyed) key_.restore(keyed_bytes, node_, key_groups);
-    if constexpr (snapshotting_node<N>)
-      node_.restore_state(state::from_bytes<own_state>(own_bytes));
+  std::string own_layout() override {
+    if constexpr (snapshotting_node<N>) {
+      return spate::type_name<own_state>();
+    } else {
+      return {};
+    }
+  }
+  void restore_keyed(std::string_view bytes, std::uint32_t key_groups) override {
+    if constexpr (keyed) key_.restore(bytes, node_, key_groups);
+  }
+  void restore_own(std::string_view bytes) override {
+    if constexpr (snapshotting_node<N>) node_.restore_state(state::from_bytes<own_state>(bytes));
   }
   void restore_position(std::string_view bytes) override {
     if constexpr (positioned_source<N>) node_.seek(state::from_bytes<position_type>(bytes));
@@ -391,7 +401,6 @@ class node_task final : public node_task_base {
 
   // ---- barriers (flow/checkpoints.hpp, steps 1 and 2)
 
-  using part_bytes = std::pair<std::string, std::string>;  // keyed rows, the node's own state
   template <class M>
   struct own_state_of {
     using type = void;
@@ -417,7 +426,7 @@ class node_task final : public node_task_base {
     typename key_binding<N, KeyFn>::rows rows;
     std::string own;
     std::string encode(std::uint32_t key_groups) override {
-      return state::to_bytes(part_bytes{rows.encode(key_groups), std::move(own)});
+      return state::to_bytes(part_contents{rows.encode(key_groups), std::move(own)});
     }
   };
 

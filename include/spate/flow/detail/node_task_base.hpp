@@ -81,10 +81,15 @@ class SPATE_API node_task_base : public unit {
 
   // Non-empty: why this task cannot take part in checkpoints (the graph does not start).
   virtual std::string checkpoint_refusal() { return {}; }
-  // What its checkpoint part holds, for the graph's fingerprint; empty: no state, no part.
-  virtual std::string state_layout() { return {}; }
-  // Before the graph starts: its part of the checkpoint it resumes from.
-  virtual void restore_part(std::string_view /*bytes*/, std::uint32_t /*key_groups*/) {}
+  // What its checkpoint part holds, for the graph's fingerprint: its keyed state's layout
+  // and its own state's type (empty: none; both empty: no part).
+  virtual std::string keyed_layout() { return {}; }
+  virtual std::string own_layout() { return {}; }
+  // Before the graph starts: the keyed rows of one part of the checkpoint it resumes from
+  // (called for each part of its farm: it keeps the key groups it owns now), and its own
+  // state (from its own part).
+  virtual void restore_keyed(std::string_view /*bytes*/, std::uint32_t /*key_groups*/) {}
+  virtual void restore_own(std::string_view /*bytes*/) {}
   // Before the graph starts (sources): the position recorded with the barrier.
   virtual void restore_position(std::string_view /*bytes*/) {}
   // Before the graph starts: the coordinator this task acknowledges to.

@@ -18,6 +18,7 @@
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/state/key_groups.hpp"
 
 namespace spate::flow {
 
@@ -311,11 +312,17 @@ class replica_chooser {
       return best;
     } else if constexpr (requires { policy_.key(item); }) {
       using key_type = std::decay_t<decltype(policy_.key(item))>;
-      return std::hash<key_type>{}(policy_.key(item)) % n;
+      const std::size_t h = std::hash<key_type>{}(policy_.key(item));
+      if (key_groups_ == 0) return h % n;
+      const std::uint32_t group = state::key_group_of(state::mixed_hash(h), key_groups_);
+      return state::replica_of_group(group, n, key_groups_);
     } else {
       return static_cast<std::size_t>(policy_.choose(item, n)) % n;
     }
   }
+  // by_key with checkpoints on: a key goes to the replica that owns its key group
+  // (state/key_groups.hpp), so a restore may change the replica count. 0: hash % replicas.
+  void route_by_key_group(std::uint32_t key_groups) noexcept { key_groups_ = key_groups; }
   // Round-robin and random may try the other replicas when the chosen one is too long.
   static constexpr bool may_try_others =
       std::is_same_v<Policy, round_robin> || std::is_same_v<Policy, random_choice>;
@@ -325,6 +332,7 @@ class replica_chooser {
   std::size_t next_ = 0;
   std::size_t burst_ = 0;
   std::uint64_t rng_;
+  std::uint32_t key_groups_ = 0;
 };
 
 // The maintenance half shared by every port: buffering, notification, closing.
@@ -369,6 +377,10 @@ class port_base : public output_port<T> {
 template <class T, class Policy>
 class routing_port final : public port_base<T, T> {
  public:
+  // replica_chooser::route_by_key_group.
+  void route_by_key_group(std::uint32_t key_groups) noexcept {
+    chooser_.route_by_key_group(key_groups);
+  }
   routing_port(std::vector<link<T>*> edges, Policy policy, std::size_t seed)
       : port_base<T, T>(std::move(edges)), chooser_(std::move(policy), seed) {
     if (this->writers_.size() == 1) {
@@ -461,6 +473,10 @@ class sequencing_port final : public port_base<T, sequenced<T>> {
   using element = sequenced<T>;
   sequencing_port(std::vector<link<element>*> edges, Policy policy, std::size_t seed)
       : port_base<T, element>(std::move(edges)), chooser_(std::move(policy), seed) {}
+  // replica_chooser::route_by_key_group.
+  void route_by_key_group(std::uint32_t key_groups) noexcept {
+    chooser_.route_by_key_group(key_groups);
+  }
 
   void route(T&& item) override {
     const std::size_t i = chooser_.choose(item, this->writers_);

@@ -48,6 +48,8 @@
 #include <utility>
 #include <vector>
 
+#include "spate/state/key_groups.hpp"
+
 namespace spate::state::detail {
 
 template <class Key, class Row>
@@ -149,10 +151,7 @@ class cow_table {
   // by_key farm routes by the same hash modulo its replicas, so without the mixing a
   // replica's keys would share their low bits and use a fraction of the buckets.
   std::size_t hash_of(const Key& key) const noexcept {
-    std::uint64_t z = static_cast<std::uint64_t>(hash_(key));
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<std::size_t>(z ^ (z >> 31));
+    return static_cast<std::size_t>(mixed_hash(static_cast<std::uint64_t>(hash_(key))));
   }
 
   // The row of `key` (whose hash is `h`), or null. For reading only.
