@@ -1,5 +1,6 @@
 #include "spate/flow/detail/checkpoint_coordinator.hpp"
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -91,13 +92,11 @@ void checkpoint_coordinator::restore() {
     const bool keyed = !t->keyed_layout().empty();
     if (!keyed && t->own_layout().empty()) continue;
     std::string clash;
-    if (keyed) {
-      // A farm's replicas are built one after the other, from #0.
-      const bool first_replica =
-          t->name().ends_with("#0") || t->name().find('#') == std::string::npos;
-      if (first_replica && !keyed_farms.insert(std::string(farm_of(t->name()))).second) {
-        clash = "two farms with keyed state are named '" + std::string(farm_of(t->name())) + "'";
-      }
+    // A farm's replicas are built one after the other, from #0.
+    const bool first_replica =
+        t->name().ends_with("#0") || t->name().find('#') == std::string::npos;
+    if (keyed && first_replica && !keyed_farms.insert(std::string(farm_of(t->name()))).second) {
+      clash = "two farms with keyed state are named '" + std::string(farm_of(t->name())) + "'";
     } else if (!names.insert(t->name()).second) {
       clash = "two nodes with state are named '" + t->name() + "'";
     }
@@ -121,22 +120,27 @@ void checkpoint_coordinator::restore() {
                                 " key groups, but checkpoint_options::key_groups is " +
                                 std::to_string(options_.key_groups));
   }
+  // Each part is read (and checked) once, however many replicas take rows from it.
+  std::map<std::string, part_contents, std::less<>> parts;
+  auto part = [&](const std::string& name) -> const part_contents& {
+    auto it = parts.find(name);
+    if (it == parts.end()) {
+      it = parts.emplace(name, state::from_bytes<part_contents>(store_->read_part(*latest, name)))
+               .first;
+    }
+    return it->second;
+  };
   for (const auto& t : graph_.tasks()) {
     try {
       if (!t->keyed_layout().empty()) {
         // Every part of its farm: the replicas may have been more or fewer.
-        for (const auto& part : latest->parts) {
-          if (farm_of(part.name) != farm_of(t->name())) continue;
-          const auto contents =
-              state::from_bytes<part_contents>(store_->read_part(*latest, part.name));
+        for (const auto& p : latest->parts) {
+          if (farm_of(p.name) != farm_of(t->name())) continue;
+          const part_contents& contents = part(p.name);
           if (!contents.first.empty()) t->restore_keyed(contents.first, latest->key_groups);
         }
       }
-      if (!t->own_layout().empty()) {
-        const auto contents =
-            state::from_bytes<part_contents>(store_->read_part(*latest, t->name()));
-        t->restore_own(contents.second);
-      }
+      if (!t->own_layout().empty()) t->restore_own(part(t->name()).second);
       if (t->stats().kind == "source") {
         const auto it = latest->extras.find("position/" + t->name());
         if (it == latest->extras.end()) {

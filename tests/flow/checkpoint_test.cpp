@@ -209,6 +209,20 @@ TEST(checkpoints, two_keyed_farms_under_one_name_are_refused) {
   expect_refused(g, rt, "two farms with keyed state are named");
 }
 
+// A keyed replica and a node with its own state under one name would write one part.
+TEST(checkpoints, a_keyed_replica_and_a_node_under_one_name_are_refused) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(1)));
+  auto out = std::make_shared<highest_count::kept>();
+  flow::graph g(
+      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+                     flow::farm(flow::as_stage(counter{}).named("agg"), 2,
+                                flow::by_key{[](const int& k) { return k; }}),
+                     flow::make_stage<highest_count>(out).named("agg#1")),
+      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
+  expect_refused(g, rt, "two nodes with state are named 'agg#1'");
+}
+
 // The newest checkpoint damaged (a part cut short): the restart uses the one before it,
 // says which file it skipped, and still ends exactly.
 TEST(checkpoints, a_damaged_newest_checkpoint_falls_back_to_the_previous_one) {

@@ -147,9 +147,9 @@ class cow_table {
   }
 
   std::size_t size() const noexcept { return size_; }
-  // The key's hash as the table uses it: the user's hash, mixed (splitmix64's finalizer). A
-  // by_key farm routes by the same hash modulo its replicas, so without the mixing a
-  // replica's keys would share their low bits and use a fraction of the buckets.
+  // The key's hash as the table uses it: the user's hash, mixed (state/key_groups.hpp). A
+  // by_key farm routes by that hash modulo its replicas, or by its high bits (key groups):
+  // without the mixing a replica's keys would share their low bits, which pick the bucket.
   std::size_t hash_of(const Key& key) const noexcept {
     return static_cast<std::size_t>(mixed_hash(static_cast<std::uint64_t>(hash_(key))));
   }
