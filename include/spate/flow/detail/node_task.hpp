@@ -201,14 +201,7 @@ class node_task final : public node_task_base {
 
   resume_result activate(std::size_t budget) override {
     add_single_writer(stats_.activations);
-    if (graph().cancelled()) {
-      // A started node that holds something outside the graph (a reader thread, a
-      // consumer-group membership) lets go of it now, not when the graph is destroyed.
-      if constexpr (requires(N& n) { n.on_cancel(); }) {
-        if (started_) guarded([&] { node_.on_cancel(); });
-      }
-      return end_cancelled(port_ptr(), inputs_);
-    }
+    if (graph().cancelled()) return end_as_cancelled();
     if (!started_) {
       started_ = true;
       if (!guarded([&] { node_.on_start(); })) return end_cancelled(port_ptr(), inputs_);
@@ -244,6 +237,9 @@ class node_task final : public node_task_base {
       }
     }
     if (!stopped_) {
+      // A cancel during this activation ends the upstream nodes at once, and their closed
+      // outputs look like the end of the stream: the stream did not end, so no on_stop.
+      if (graph().cancelled()) return end_as_cancelled();
       stopped_ = true;
       if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
       count_out();
@@ -255,6 +251,16 @@ class node_task final : public node_task_base {
 
  private:
   auto* port_ptr() const noexcept { return port_.get(); }
+
+  // The graph was cancelled: a started node that holds something outside the graph (a
+  // reader thread, a consumer-group membership) lets go of it now, not when the graph is
+  // destroyed; on_cancel, never on_stop.
+  resume_result end_as_cancelled() noexcept {
+    if constexpr (requires(N& n) { n.on_cancel(); }) {
+      if (started_) guarded([&] { node_.on_cancel(); });
+    }
+    return end_cancelled(port_ptr(), inputs_);
+  }
 
   bool has_port() const noexcept {
     if constexpr (is_sink) {
