@@ -6,6 +6,7 @@
 //   spate-kafka-bench load  --brokers B --topic T --lines N [--partitions 4]
 //   spate-kafka-bench run   --brokers B --input T --lines N --impl spate|kafka-streams
 //                           [--replicas 2] [--jars DIR --classes DIR]
+//                           [--exactly_once] [--commit_ms 100]
 //   spate-kafka-bench check-words --brokers B --topic T --lines N [--input T]
 //       reads examples/kafka/kafka_words' output (one record per input line, keyed by the
 //       line's partition:offset, value its words), keeps one record per key, and checks
@@ -13,27 +14,49 @@
 //       same lines does; exit code 0 when they do. With --input (the job's input topic) it
 //       names the input records (partition:offset) whose line is missing
 //
-// `run` prints one JSON line: {"impl", "lines", "words", "seconds", "lines_per_second"}.
+// `run` prints one JSON line: {"impl", "guarantee", "commit_ms", "lines", "words",
+// "distinct_words", "seconds", "lines_per_second"}.
 // The clock starts when the job starts (Kafka Streams: when its JVM is up and has called
 // start(); both then join their consumer group) and stops when the checker is satisfied.
+//
+// Processing guarantee (the same for both implementations in a run):
+//   at least once (default): spate's source commits the offsets of records whose words are
+//     with the counters every commit_ms (kafka::sink, plain producer); Kafka Streams with
+//     processing.guarantee=at_least_once and commit.interval.ms=commit_ms.
+//   --exactly_once: spate takes a checkpoint every commit_ms (into a fresh temporary
+//     directory, removed at the end), its counters keep their counts in checkpointed state,
+//     and kafka::exactly_once_sink writes the counts in Kafka transactions committed at each
+//     checkpoint with the input offsets (and once more at the end of the input); Kafka
+//     Streams with processing.guarantee=exactly_once_v2 and commit.interval.ms=commit_ms.
+//     The checker then reads with isolation.level=read_committed: it sees the output only
+//     once committed.
+// Each implementation writes the same records in both modes: spate one record per distinct
+// word with its final count, at the end of the input; Kafka Streams its count updates, which
+// its record cache collapses within a commit interval.
 #include <librdkafka/rdkafka.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "spate/flow.hpp"
@@ -50,14 +73,23 @@ struct options {
   std::string command, brokers, topic, input, impl = "spate", jars, classes;
   std::string book = "data/wordcount/book.dat";
   std::size_t lines = 200'000, partitions = 4, replicas = 2;
+  bool exactly_once = false;
+  std::size_t commit_ms = 100;  // Kafka Streams' default commit.interval.ms with exactly_once_v2
 };
 
 options parse(int argc, char** argv) {
   options o;
   if (argc < 2) throw std::invalid_argument("usage: spate-kafka-bench load|run --NAME VALUE ...");
   o.command = argv[1];
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string name = argv[i], value = argv[i + 1];
+  for (int i = 2; i < argc; i += 2) {
+    const std::string name = argv[i];
+    if (name == "--exactly_once") {  // a flag: no value
+      o.exactly_once = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) throw std::invalid_argument("spate-kafka-bench: " + name + " needs a value");
+    const std::string value = argv[i + 1];
     if (name == "--brokers")
       o.brokers = value;
     else if (name == "--topic")
@@ -78,6 +110,8 @@ options parse(int argc, char** argv) {
       o.partitions = std::stoul(value);
     else if (name == "--replicas")
       o.replicas = std::stoul(value);
+    else if (name == "--commit_ms")
+      o.commit_ms = std::stoul(value);
     else
       throw std::invalid_argument("spate-kafka-bench: unknown option " + name);
   }
@@ -104,10 +138,12 @@ std::uint64_t words_in(const std::vector<std::string>& book, std::size_t n) {
 }
 
 // Reads the output topic from its start, keeping each word's latest count, until the counts
-// add up to `words`; returns when they do (or throws after `limit`).
+// add up to `words`; returns when they do (or throws after `limit`, or `grace` after `ended`
+// said the job is over). `read_committed`: sees transactional output only once committed.
 class output_checker {
  public:
-  output_checker(const std::string& brokers, const std::string& topic, std::uint64_t words)
+  output_checker(const std::string& brokers, const std::string& topic, std::uint64_t words,
+                 bool read_committed)
       : words_(words) {
     char error[512];
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
@@ -115,6 +151,8 @@ class output_checker {
     rd_kafka_conf_set(conf, "group.id", ("checker-" + topic).c_str(), error, sizeof error);
     rd_kafka_conf_set(conf, "auto.offset.reset", "earliest", error, sizeof error);
     rd_kafka_conf_set(conf, "enable.auto.commit", "false", error, sizeof error);
+    rd_kafka_conf_set(conf, "isolation.level",
+                      read_committed ? "read_committed" : "read_uncommitted", error, sizeof error);
     consumer_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
     rd_kafka_poll_set_consumer(consumer_);
     rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
@@ -126,13 +164,23 @@ class output_checker {
     rd_kafka_consumer_close(consumer_);
     rd_kafka_destroy(consumer_);
   }
-  void wait(std::chrono::seconds limit) {
+  void wait(std::chrono::seconds limit, const std::function<bool()>& ended = nullptr,
+            std::chrono::seconds grace = std::chrono::seconds(30)) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::optional<std::chrono::steady_clock::time_point> ended_at;
     while (sum_ != words_) {
-      if (std::chrono::steady_clock::now() > deadline) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now > deadline) {
         throw std::runtime_error("the output's counts add up to " + std::to_string(sum_) +
                                  " words, not " + std::to_string(words_) + ", after " +
                                  std::to_string(limit.count()) + " s");
+      }
+      if (!ended_at && ended && ended()) ended_at = now;
+      if (ended_at && now - *ended_at > grace) {
+        throw std::runtime_error("the job ended, and " + std::to_string(grace.count()) +
+                                 " s later the output's counts add up to " + std::to_string(sum_) +
+                                 " words (" + std::to_string(latest_.size()) + " distinct), not " +
+                                 std::to_string(words_));
       }
       rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer_, 100);
       if (m == nullptr) continue;
@@ -160,7 +208,9 @@ struct line_splitter : flow::node<kafka::record, std::string> {
   void consume(kafka::record& line) {
     std::istringstream s(line.value);
     for (std::string w; s >> w;) send_next(std::move(w));
-    line.at.done();  // its words are with the counters (whose counts are not durable)
+    // At least once: its words are with the counters (whose counts are not durable).
+    // Exactly once: the checkpoints hold the source's positions; this does nothing.
+    line.at.done();
   }
 };
 
@@ -172,32 +222,104 @@ struct word_counter : flow::node<std::string, std::pair<std::string, std::uint64
   std::unordered_map<std::string, std::uint64_t> counts;
 };
 
+// The exactly-once mode's counter: the same counting and the same output (every word's final
+// count, at the end of the input), with the counts in the checkpoints, so that a restore
+// would resume them with the input positions of the same checkpoint. They are the node's own
+// state (snapshot_state/restore_state), not keyed state (state/keyed.hpp): keyed state has no
+// current key in on_stop(), where the final counts are sent, and sending a count update per
+// word instead would write one record per input word (8.4 million for 200,000 lines), not
+// one per distinct word.
+struct checkpointed_word_counter : word_counter {
+  std::unordered_map<std::string, std::uint64_t> snapshot_state() const { return counts; }
+  void restore_state(std::unordered_map<std::string, std::uint64_t> restored) {
+    counts = std::move(restored);
+  }
+};
+
+// A fresh directory for the checkpoints of one run, removed with everything in it at the end.
+struct temp_directory {
+  std::filesystem::path path;
+  temp_directory() {
+    std::string name =
+        (std::filesystem::temp_directory_path() / "spate-kafka-bench-checkpoints.XXXXXX").string();
+    if (mkdtemp(name.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp " + name + ": " + std::strerror(errno));
+    }
+    path = name;
+  }
+  ~temp_directory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  temp_directory(const temp_directory&) = delete;
+  temp_directory& operator=(const temp_directory&) = delete;
+};
+
+using counted = std::pair<std::string, std::uint64_t>;
+
+kafka::message to_message(counted& c) {
+  return kafka::message{c.first, std::to_string(c.second), std::nullopt};
+}
+
+// Runs `job` until the checker has every word's final count; returns the seconds that took.
+double time_spate(spate::runtime& rt, flow::graph& job, output_checker& checker) {
+  std::atomic<bool> ended{false};
+  const auto start = std::chrono::steady_clock::now();
+  job.start(rt, [&ended](const std::string&) { ended.store(true); });
+  try {
+    checker.wait(std::chrono::seconds(600), [&ended] { return ended.load(); });
+  } catch (...) {
+    job.cancel();
+    try {
+      job.wait();  // a node's failure says more than the checker's
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("the spate job failed: ") + e.what());
+    }
+    throw;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  job.wait();
+  return seconds;
+}
+
 double run_spate(const options& o, const std::string& output, output_checker& checker) {
+  spate::runtime rt;  // before the graph: a graph must not outlive its runtime
   kafka::consumer_options in;
   in.brokers = o.brokers;
   in.group = "spate-" + output;
   in.topic = o.input;
   in.stop_at_end = true;
+  in.commit_interval = std::chrono::milliseconds(o.commit_ms);  // at least once only
   kafka::producer_options out;
   out.brokers = o.brokers;
   out.topic = output;
-  using counted = std::pair<std::string, std::uint64_t>;
+  auto split = flow::farm(flow::make_stage<line_splitter>().named("split"), o.replicas,
+                          kafka::by_partition());
+  const flow::by_key by_word{[](const std::string& w) { return w; }};
+  if (!o.exactly_once) {
+    flow::graph job(flow::pipeline(
+        kafka::source(in), split,
+        flow::farm(flow::make_stage<word_counter>().named("count"), o.replicas, by_word),
+        kafka::sink<counted>(out, to_message)));
+    return time_spate(rt, job, checker);
+  }
+  out.transactional_id = "spate-wc-" + output;  // unique per run
+  const temp_directory checkpoints;             // outlives the graph
+  flow::graph_options graph_options;
+  graph_options.checkpoints = flow::checkpoint_options{
+      .directory = checkpoints.path, .interval = std::chrono::milliseconds(o.commit_ms)};
   flow::graph job(
-      flow::pipeline(kafka::source(in),
-                     flow::farm(flow::make_stage<line_splitter>().named("split"), o.replicas,
-                                kafka::by_partition()),
-                     flow::farm(flow::make_stage<word_counter>().named("count"), o.replicas,
-                                flow::by_key{[](const std::string& w) { return w; }}),
-                     kafka::sink<counted>(out, [](counted& c) {
-                       return kafka::message{c.first, std::to_string(c.second), std::nullopt};
-                     })));
-  spate::runtime rt;
-  const auto start = std::chrono::steady_clock::now();
-  job.start(rt);
-  checker.wait(std::chrono::seconds(600));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  job.wait();
+      flow::pipeline(kafka::source(in), split,
+                     flow::farm(flow::make_stage<checkpointed_word_counter>().named("count"),
+                                o.replicas, by_word),
+                     kafka::exactly_once_sink<counted>(out, to_message)),
+      graph_options);
+  const double seconds = time_spate(rt, job, checker);
+  const flow::checkpoint_stats stats = job.checkpoints();
+  std::cerr << "spate exactly-once: " << stats.completed << " checkpoints completed, "
+            << stats.failed << " failed, " << stats.abandoned << " abandoned; the last "
+            << stats.last_bytes << " bytes, " << stats.last_duration.count() << " us\n";
   return seconds;
 }
 
@@ -213,7 +335,8 @@ double run_kafka_streams(const options& o, const std::string& output, output_che
     execlp("java", "java", "-Xms512m", "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
            "-cp", classpath.c_str(), "KafkaStreamsWordCount", o.brokers.c_str(), o.input.c_str(),
            output.c_str(), std::to_string(o.replicas).c_str(), state.c_str(),
-           static_cast<char*>(nullptr));
+           o.exactly_once ? "exactly_once_v2" : "at_least_once",
+           std::to_string(o.commit_ms).c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(ready[1]);
@@ -224,17 +347,26 @@ double run_kafka_streams(const options& o, const std::string& output, output_che
   if (said.find("started") == std::string::npos)
     throw std::runtime_error("Kafka Streams did not start");
   const auto start = std::chrono::steady_clock::now();
+  bool exited = false;  // the JVM exited by itself (and is reaped)
   try {
-    checker.wait(std::chrono::seconds(600));
+    checker.wait(std::chrono::seconds(600), [&] {
+      int status = 0;
+      if (!exited && waitpid(child, &status, WNOHANG) == child) exited = true;
+      return exited;
+    });
   } catch (...) {
-    kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
+    if (!exited) {
+      kill(child, SIGKILL);
+      waitpid(child, nullptr, 0);
+    }
     throw;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  kill(child, SIGTERM);
-  waitpid(child, nullptr, 0);
+  if (!exited) {
+    kill(child, SIGTERM);
+    waitpid(child, nullptr, 0);
+  }
   close(ready[0]);
   return seconds;
 }
@@ -362,16 +494,17 @@ int main(int argc, char** argv) {
     const std::string output =
         "wc-out-" + o.impl + "-" + std::to_string(::getpid()) + "-" + std::to_string(++runs);
     kafka::create_topic(o.brokers, output, static_cast<int>(o.partitions));
-    output_checker checker(o.brokers, output, words);
+    output_checker checker(o.brokers, output, words, o.exactly_once);
     const double seconds = o.impl == "spate" ? run_spate(o, output, checker)
                            : o.impl == "kafka-streams"
                                ? run_kafka_streams(o, output, checker)
                                : throw std::invalid_argument("--impl spate|kafka-streams");
     std::printf(
-        "{\"impl\":\"%s\",\"lines\":%zu,\"words\":%llu,\"distinct_words\":%zu,\"seconds\":%.3f,"
-        "\"lines_per_second\":%.0f}\n",
-        o.impl.c_str(), o.lines, static_cast<unsigned long long>(words), checker.distinct(),
-        seconds, static_cast<double>(o.lines) / seconds);
+        "{\"impl\":\"%s\",\"guarantee\":\"%s\",\"commit_ms\":%zu,\"lines\":%zu,\"words\":%llu,"
+        "\"distinct_words\":%zu,\"seconds\":%.3f,\"lines_per_second\":%.0f}\n",
+        o.impl.c_str(), o.exactly_once ? "exactly_once" : "at_least_once", o.commit_ms, o.lines,
+        static_cast<unsigned long long>(words), checker.distinct(), seconds,
+        static_cast<double>(o.lines) / seconds);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "spate-kafka-bench: " << e.what() << '\n';

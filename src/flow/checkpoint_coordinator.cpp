@@ -87,8 +87,14 @@ void checkpoint_coordinator::restore() {
   }
   // Parts are named after their tasks, and a keyed farm's parts after its name: two tasks
   // with state under one name, or two keyed farms under one name, would share parts.
-  std::set<std::string> names, keyed_farms;
+  std::set<std::string> names, keyed_farms, sources;
   for (const auto& t : graph_.tasks()) {
+    // Positions go by source name.
+    if (t->stats().kind == "source" && !sources.insert(t->name()).second) {
+      refused +=
+          (refused.empty() ? "" : "; ") + ("two sources are named '" + t->name() +
+                                           "' (give them distinct names: node_stage::named())");
+    }
     const bool keyed = !t->keyed_layout().empty();
     if (!keyed && t->own_layout().empty()) continue;
     std::string clash;
@@ -105,13 +111,23 @@ void checkpoint_coordinator::restore() {
                  " (give them distinct names: node_stage::named())";
     }
   }
+  for (std::size_t i = 0; i < graph_.tasks().size(); ++i) {
+    if (graph_.tasks()[i]->commits()) committers_.push_back(i);
+  }
+  if (committers_.size() > 1) {
+    refused += (refused.empty() ? "" : "; ") + ("'" + graph_.tasks()[committers_[0]]->name() +
+                                                "' and '" + graph_.tasks()[committers_[1]]->name() +
+                                                "' both commit output at checkpoints (one "
+                                                "committing sink per graph)");
+  }
   if (!refused.empty()) {
     throw std::invalid_argument("spate::flow: checkpoints are on, but " + refused +
                                 " (flow/checkpoints.hpp)");
   }
   fingerprint_ = fingerprint();
   std::vector<std::string> problems;
-  const std::optional<state::checkpoint_manifest> latest = store_->latest(fingerprint_, problems);
+  std::optional<state::checkpoint_manifest> latest = store_->latest(fingerprint_, problems);
+  if (latest && !committers_.empty()) latest = committed_checkpoint(std::move(*latest));
   if (!latest) return;
   const std::string where = store_->checkpoint_directory(latest->id).string();
   if (latest->key_groups != options_.key_groups) {
@@ -155,6 +171,49 @@ void checkpoint_coordinator::restore() {
   }
   stats_.restored_from = latest->id;
   log::write(log::level::info, "flow", "restored from " + where);
+}
+
+checkpoint_commit checkpoint_coordinator::commit_of(const state::checkpoint_manifest& m) {
+  checkpoint_commit c{.id = m.id, .positions = {}, .at_end = false};
+  constexpr std::string_view prefix = "position/";
+  for (const auto& [key, value] : m.extras) {
+    if (key.starts_with(prefix)) c.positions.emplace(key.substr(prefix.size()), value);
+  }
+  return c;
+}
+
+// T5: with a committing sink, the checkpoint to restore is the one whose output it
+// committed last, not the newest on disk: a newer one's output was aborted.
+std::optional<state::checkpoint_manifest> checkpoint_coordinator::committed_checkpoint(
+    state::checkpoint_manifest newest) {
+  node_task_base& sink = *graph_.tasks()[committers_.front()];
+  std::optional<std::uint64_t> id;
+  try {
+    id = sink.last_committed(commit_of(newest));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("spate::flow: restoring: asking '" + sink.name() +
+                             "' which checkpoint it committed last: " + e.what());
+  }
+  if (!id) {
+    log::write(log::level::info, "flow",
+               "'" + sink.name() + "' has committed no checkpoint: starting afresh, not from " +
+                   store_->checkpoint_directory(newest.id).string());
+    return std::nullopt;
+  }
+  if (*id == newest.id) return newest;
+  std::string problem;
+  std::optional<state::checkpoint_manifest> committed = store_->check(*id, fingerprint_, problem);
+  if (!committed) {
+    throw std::runtime_error(
+        "spate::flow: restoring: '" + sink.name() + "' committed the output of checkpoint " +
+        std::to_string(*id) +
+        " last, but it cannot be restored: " + (store_->directory() / problem).string());
+  }
+  log::write(log::level::info, "flow",
+             "'" + sink.name() + "' committed checkpoint " + std::to_string(*id) +
+                 " last; checkpoint " + std::to_string(newest.id) +
+                 " was never committed and is not restored");
+  return committed;
 }
 
 void checkpoint_coordinator::start() {
@@ -203,6 +262,16 @@ void checkpoint_coordinator::task_ended(std::size_t task) {
     any_ended_ = true;
   }
   wake_.notify_all();
+}
+
+void checkpoint_coordinator::source_ended(std::size_t task, std::string position) {
+  const std::lock_guard lock(mutex_);
+  final_positions_[graph_.tasks()[task]->name()] = std::move(position);
+}
+
+checkpoint_commit checkpoint_coordinator::commit_at_end() const {
+  const std::lock_guard lock(mutex_);
+  return {.id = stats_.last_id, .positions = final_positions_, .at_end = true};
 }
 
 checkpoint_stats checkpoint_coordinator::stats() const {
@@ -294,6 +363,7 @@ void checkpoint_coordinator::trigger(std::unique_lock<std::mutex>& lock) {
   lock.lock();
   p.started = std::chrono::steady_clock::now();
   p.answered.assign(graph_.tasks().size(), false);
+  p.acknowledged.assign(graph_.tasks().size(), false);
   p.unanswered = graph_.tasks().size();
   p.manifest.id = p.id;
   p.manifest.fingerprint = fingerprint_;
@@ -328,6 +398,7 @@ void checkpoint_coordinator::handle(checkpoint_ack ack) {
     }
   }
   const std::lock_guard lock(mutex_);
+  p.acknowledged[ack.task] = true;
   answered(ack.task);
 }
 
@@ -349,7 +420,10 @@ void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) 
       p.failure = std::string("commit: ") + e.what();
     }
   }
-  if (p.failure.empty()) {
+  // C5: committed before older checkpoints go, so a crash between the commit point and
+  // the sink's commit still finds the one the sink committed before (T5).
+  const bool committed = commit_to_committers(p);
+  if (p.failure.empty() && committed) {
     try {
       store_->retire();  // a failure here leaves an old checkpoint, not a broken new one
     } catch (const std::exception& e) {
@@ -398,11 +472,42 @@ void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) 
                                     store_->directory().string() + " failed: " + p.failure)));
     lock.lock();
   }
-  if (p.failure.empty() && options_.on_complete) {
+  if (!committed) graph_failed_ = true;  // the committer failed the graph
+  if (p.failure.empty() && committed && options_.on_complete) {
     lock.unlock();
     options_.on_complete(p.id);
     lock.lock();
   }
+}
+
+}  // namespace spate::flow::detail
+
+namespace spate::flow::detail {
+
+// C5 (without the lock): T2 for a complete checkpoint, T3 for one that failed. False: a
+// commit threw, and the graph fails (the sink's output since the last commit is redone).
+bool checkpoint_coordinator::commit_to_committers(const pending_checkpoint& p) {
+  for (const std::size_t i : committers_) {
+    node_task_base& t = *graph_.tasks()[i];
+    try {
+      if (p.failure.empty()) {
+        if (!t.commit(commit_of(p.manifest))) return false;  // cancelled: not committed
+      } else if (p.acknowledged[i]) {
+        t.abort_commit(p.id);  // T3: only a node that prepared it
+      }
+    } catch (...) {
+      // A commit cut short by a cancel is not a failure of the run: the restart redoes it.
+      if (graph_.cancelled()) {
+        log::write(log::level::warn, "flow",
+                   "'" + t.name() + "' did not commit checkpoint " + std::to_string(p.id) +
+                       " (cancelled): " + exception_text(std::current_exception()));
+      } else {
+        graph_.fail_unless_finished(t.name(), std::current_exception());
+      }
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace spate::flow::detail

@@ -68,8 +68,14 @@ struct consumer_callbacks {
       self.skipped_.clear();
       if (assigning) {
         for (int i = 0; i < partitions->cnt; ++i) {
-          self.tracker_.assign(partitions->elems[i].partition);
-          self.assigned_.insert(partitions->elems[i].partition);
+          rd_kafka_topic_partition_t& p = partitions->elems[i];
+          self.tracker_.assign(p.partition);
+          self.assigned_.insert(p.partition);
+          // With checkpoints: where the checkpoint, or this reader, left the partition (the
+          // group's committed offset otherwise).
+          if (const auto at = self.resume_at_.find(p.partition); at != self.resume_at_.end()) {
+            p.offset = at->second;
+          }
         }
       } else {
         self.publish_to_graph();  // the graph must see what it is to mark before the commit
@@ -100,6 +106,24 @@ struct consumer_callbacks {
     static_cast<consumer_reader*>(opaque)->last_error_ = reason;
   }
 };
+
+void consumer_reader::seek(const source_position& at) {
+  if (at.group != options_.group || at.topic != options_.topic) {
+    throw std::invalid_argument("the checkpoint holds a position in topic '" + at.topic +
+                                "' for group '" + at.group + "', not topic '" + options_.topic +
+                                "' for group '" + options_.group + "'");
+  }
+  sent_until_ = at.next_offsets;
+  resume_at_ = at.next_offsets;
+}
+
+std::optional<position> consumer_reader::emitted(std::int32_t partition, std::int64_t offset) {
+  if (!checkpointed_) return tracker_.emitted(partition, offset);
+  // Checkpoints hold the positions: nothing to mark, nothing to commit.
+  if (assigned_.count(partition) == 0) return std::nullopt;
+  resume_at_[partition] = offset + 1;
+  return position{.partition = partition, .offset = offset};
+}
 
 void consumer_reader::commit(void* handle, bool wait, clock::time_point deadline) {
   auto* consumer = static_cast<rd_kafka_t*>(handle);
@@ -253,7 +277,7 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
           rd_kafka_message_destroy(m);
           if (fatal) throw std::runtime_error(where + ": " + text);
           last_error_ = text;
-        } else if (const auto at = tracker_.emitted(m->partition, m->offset)) {
+        } else if (const auto at = emitted(m->partition, m->offset)) {
           answered_ = true;
           at_end_.erase(m->partition);
           record r{m->key ? std::string(static_cast<const char*>(m->key), m->key_len) : "",

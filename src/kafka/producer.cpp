@@ -2,12 +2,22 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "rdkafka_log.hpp"
 #include "spate/kafka/sink.hpp"
+#include "spate/kafka/source.hpp"
+#include "spate/state/codec.hpp"
 
 namespace spate::kafka::detail {
 
@@ -19,6 +29,15 @@ struct producer::state {
   std::string first_failure;
   std::atomic<bool> failed{false};
   std::atomic<bool> interrupted{false};
+  bool transactional = false;
+  std::chrono::milliseconds commit_timeout{};
+  // T1..T4: the checkpoint whose flushed transaction waits for its outcome (0: none). Set by
+  // the sink's thread (T1), cleared under `outcome_mutex` by the commit or abort_commit that
+  // settles it (the coordinator's thread; the sink's own at the end, T4); send() reads it
+  // without the lock and waits under it (the store it waits for is made under the lock).
+  std::atomic<std::uint64_t> prepared{0};
+  std::mutex outcome_mutex;
+  std::condition_variable outcome;
   // Set by the destructor before it purges: the reports it serves then mark nothing (an
   // input's tracker belongs to a source that may already be destroyed).
   bool torn_down = false;
@@ -44,7 +63,10 @@ struct producer::state {
   }
 };
 
-producer::producer(const producer_options& options) : state_(std::make_unique<state>()) {
+producer::producer(const producer_options& options, bool transactional)
+    : state_(std::make_unique<state>()) {
+  state_->transactional = transactional;
+  state_->commit_timeout = options.commit_timeout;
   state_->topic = options.topic;
   state_->where = "spate::kafka: topic '" + options.topic + "' at " + options.brokers;
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
@@ -61,16 +83,59 @@ producer::producer(const producer_options& options) : state_(std::make_unique<st
   // Keeps each partition in send order and without duplicates when librdkafka retries (a
   // new topic's first requests often meet a leader not yet elected).
   set("enable.idempotence", "true");
+  if (transactional) set("transactional.id", options.transactional_id);
   for (const auto& [key, value] : options.settings) set(key, value);
   rd_kafka_conf_set_opaque(conf, state_.get());
   rd_kafka_conf_set_dr_msg_cb(conf, &state::delivered);
   log_through_spate(conf);
   state_->handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
-  if (state_->handle == nullptr) throw std::runtime_error(state_->where + ": " + error);
+  if (state_->handle == nullptr) {
+    rd_kafka_conf_destroy(conf);  // still ours when rd_kafka_new fails
+    throw std::runtime_error(state_->where + ": " + error);
+  }
+  if (transactional) {
+    // Fences the producer of an earlier run with this transactional.id, aborting its open
+    // transaction (what it wrote after its last commit), then opens ours.
+    try {
+      check(rd_kafka_init_transactions(state_->handle, timeout_ms(options.commit_timeout)),
+            "init_transactions (transactional.id '" + options.transactional_id + "')");
+      check(rd_kafka_begin_transaction(state_->handle), "begin_transaction");
+    } catch (...) {
+      rd_kafka_destroy(state_->handle);
+      throw;
+    }
+  }
+}
+
+int producer::timeout_ms(std::chrono::milliseconds t) {
+  return static_cast<int>(std::clamp<long long>(t.count(), 1, 3'600'000));
+}
+
+int producer::millis_left(std::chrono::steady_clock::time_point deadline) {
+  return timeout_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now()));
+}
+
+void producer::check(rd_kafka_error_s* error, const std::string& what) const {
+  if (error == nullptr) return;
+  const std::string text = rd_kafka_error_string(error);
+  const bool fatal = rd_kafka_error_is_fatal(error) != 0;
+  rd_kafka_error_destroy(error);
+  throw std::runtime_error(state_->where + ": " + what + ": " + text + (fatal ? " (fatal)" : ""));
 }
 
 producer::~producer() {
   state_->torn_down = true;
+  if (state_->transactional) {
+    // Cancelled (or failed): what the open transaction holds is aborted now, so that
+    // read_committed consumers are not held back until the broker's transaction timeout.
+    // Purged first: the abort need not wait for deliveries.
+    rd_kafka_purge(state_->handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    const int bound = std::min(timeout_ms(state_->commit_timeout), 5'000);
+    if (rd_kafka_error_t* e = rd_kafka_abort_transaction(state_->handle, bound)) {
+      rd_kafka_error_destroy(e);  // fenced, or no broker: the next run's fencing aborts it
+    }
+  }
   // Nothing waits for the broker: what is queued or in flight is purged, and its reports
   // (served by the flush, which then has nothing left to send) only free the positions.
   rd_kafka_purge(state_->handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
@@ -82,10 +147,202 @@ producer::~producer() {
 void producer::interrupt() noexcept {
   state_->interrupted.store(true);
   rd_kafka_yield(state_->handle);  // kept by librdkafka's queue until the next poll
+  {
+    const std::lock_guard lock(state_->outcome_mutex);  // held only for flag changes
+  }
+  state_->outcome.notify_all();
+}
+
+bool producer::await_outcome() {
+  if (state_->prepared.load(std::memory_order_acquire) == 0) return true;
+  std::unique_lock lock(state_->outcome_mutex);
+  // Ended by the coordinator's commit or abort_commit (T2, T3), or by interrupt(): never
+  // by a timeout (the coordinator answers every checkpoint it started, or the graph ends).
+  state_->outcome.wait(lock, [&] {
+    return state_->prepared.load(std::memory_order_acquire) == 0 || state_->interrupted.load();
+  });
+  return state_->prepared.load(std::memory_order_acquire) == 0;
+}
+
+void producer::prepare_commit(std::uint64_t id) {
+  // Delivered (durable, not yet visible) before the acknowledgement, as Flink's preCommit:
+  // a failed message fails this checkpoint's node, not a commit after the manifest.
+  flush(state_->commit_timeout);
+  state_->prepared.store(id, std::memory_order_release);
+}
+
+void producer::abort_commit(std::uint64_t id) {
+  {
+    const std::lock_guard lock(state_->outcome_mutex);
+    if (state_->prepared.load() != id) return;
+    state_->prepared.store(0, std::memory_order_release);
+  }
+  state_->outcome.notify_all();
+}
+
+namespace {
+constexpr std::string_view metadata_prefix = "spate checkpoint ";
+constexpr std::string_view at_end_suffix = " end";
+constexpr const char* no_kafka_source =
+    "exactly_once_sink needs a kafka::source in the graph: its transactions carry that "
+    "source's offsets, which tell a restart which checkpoint's output was committed";
+
+// The Kafka source positions among a checkpoint's.
+std::vector<std::pair<std::string, source_position>> kafka_positions(
+    const flow::checkpoint_commit& done) {
+  std::vector<std::pair<std::string, source_position>> found;
+  for (const auto& [source, bytes] : done.positions) {
+    try {
+      found.emplace_back(source, spate::state::from_bytes<source_position>(bytes));
+    } catch (const std::exception&) {
+      // not a Kafka source's
+    }
+  }
+  return found;
+}
+}  // namespace
+
+bool producer::commit(const flow::checkpoint_commit& done) {
+  if (done.at_end) {
+    if (!await_outcome()) return false;  // interrupted
+    flush(state_->commit_timeout);
+  } else if (state_->prepared.load(std::memory_order_acquire) != done.id) {
+    return false;  // this sink did not prepare it (it failed or was cancelled first)
+  }
+  // The offsets of every Kafka source in the checkpoint, one request per source, tagged
+  // with the checkpoint, so that a restart knows which checkpoint this commit matches.
+  const std::string tag = std::string(metadata_prefix) + std::to_string(done.id) +
+                          (done.at_end ? std::string(at_end_suffix) : "");
+  const auto sources = kafka_positions(done);
+  if (sources.empty()) throw std::invalid_argument(state_->where + ": " + no_kafka_source);
+  const auto deadline = std::chrono::steady_clock::now() + state_->commit_timeout;
+  for (const auto& [source, at] : sources) {
+    if (state_->interrupted.load()) return false;
+    if (at.next_offsets.empty()) continue;
+    rd_kafka_topic_partition_list_t* offsets =
+        rd_kafka_topic_partition_list_new(static_cast<int>(at.next_offsets.size()));
+    for (const auto& [partition, offset] : at.next_offsets) {
+      rd_kafka_topic_partition_t* p =
+          rd_kafka_topic_partition_list_add(offsets, at.topic.c_str(), partition);
+      p->offset = offset;
+      p->metadata = rd_kafka_mem_malloc(state_->handle, tag.size());  // freed with the list
+      std::memcpy(p->metadata, tag.data(), tag.size());
+      p->metadata_size = tag.size();
+    }
+    rd_kafka_consumer_group_metadata_t* group =
+        rd_kafka_consumer_group_metadata_new(at.group.c_str());
+    rd_kafka_error_t* error =
+        rd_kafka_send_offsets_to_transaction(state_->handle, offsets, group, millis_left(deadline));
+    rd_kafka_consumer_group_metadata_destroy(group);
+    rd_kafka_topic_partition_list_destroy(offsets);
+    check(error, "sending the offsets of '" + source + "' (group '" + at.group +
+                     "') with checkpoint " + std::to_string(done.id));
+  }
+  // A retriable error (a time-out, a coordinator moving) may be retried with the same call.
+  while (true) {
+    if (state_->interrupted.load()) return false;
+    rd_kafka_error_t* error = rd_kafka_commit_transaction(state_->handle, millis_left(deadline));
+    if (error != nullptr && rd_kafka_error_is_retriable(error) &&
+        std::chrono::steady_clock::now() < deadline) {
+      rd_kafka_error_destroy(error);
+      continue;
+    }
+    check(error, "committing the transaction of checkpoint " + std::to_string(done.id));
+    break;
+  }
+  if (!done.at_end) check(rd_kafka_begin_transaction(state_->handle), "begin_transaction");
+  {
+    const std::lock_guard lock(state_->outcome_mutex);
+    state_->prepared.store(0, std::memory_order_release);
+  }
+  state_->outcome.notify_all();
+  return true;
+}
+
+std::optional<std::uint64_t> producer::last_committed(const producer_options& options,
+                                                      const flow::checkpoint_commit& newest) {
+  const std::string where = "spate::kafka: topic '" + options.topic + "' at " + options.brokers;
+  std::optional<std::uint64_t> last;
+  const auto sources = kafka_positions(newest);
+  if (sources.empty()) throw std::invalid_argument(where + ": " + no_kafka_source);
+  // Fenced first: init_transactions() aborts a killed run's transaction that holds offsets
+  // not yet committed (the offsets read below would wait for it, and a run still alive, a
+  // zombie, could otherwise commit after they were read).
+  { const producer fence(options, true); }
+  for (const auto& [source, position] : sources) {
+    const source_position* at = &position;
+    if (at->next_offsets.empty()) continue;
+    // A consumer handle that joins nothing: it only asks the group coordinator, through the
+    // producer's connection settings (security and the like).
+    std::map<std::string, std::string> settings;
+    for (const auto& [key, value] : options.settings) {
+      for (const char* shared : {"security.", "sasl.", "ssl.", "client.", "socket.", "broker."}) {
+        if (key.rfind(shared, 0) == 0) settings[key] = value;
+      }
+    }
+    settings["bootstrap.servers"] = options.brokers;
+    settings["group.id"] = at->group;
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char error[512];
+    for (const auto& [key, value] : settings) {
+      if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) !=
+          RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        throw std::invalid_argument(where + ": setting " + key + "=" + value + ": " + error);
+      }
+    }
+    log_through_spate(conf);
+    rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+    if (consumer == nullptr) {
+      rd_kafka_conf_destroy(conf);  // still ours when rd_kafka_new fails
+      throw std::runtime_error(where + ": " + error);
+    }
+    rd_kafka_topic_partition_list_t* list =
+        rd_kafka_topic_partition_list_new(static_cast<int>(at->next_offsets.size()));
+    for (const auto& [partition, offset] : at->next_offsets) {
+      rd_kafka_topic_partition_list_add(list, at->topic.c_str(), partition);
+    }
+    const rd_kafka_resp_err_t failed =
+        rd_kafka_committed(consumer, list, timeout_ms(options.commit_timeout));
+    // (Each partition's error is in its entry: checked below.)
+    std::string problem;
+    if (failed) {
+      problem =
+          "reading the offsets group '" + at->group + "' committed: " + rd_kafka_err2str(failed);
+    }
+    for (int i = 0; problem.empty() && i < list->cnt; ++i) {
+      const rd_kafka_topic_partition_t& p = list->elems[i];
+      if (p.err) {
+        problem = "reading the offset group '" + at->group + "' committed for partition " +
+                  std::to_string(p.partition) + ": " + rd_kafka_err2str(p.err);
+        break;
+      }
+      if (p.offset < 0 || p.metadata == nullptr) continue;  // nothing committed there
+      const std::string_view tag(static_cast<const char*>(p.metadata), p.metadata_size);
+      if (!tag.starts_with(metadata_prefix)) continue;  // committed outside spate's transactions
+      if (tag.ends_with(at_end_suffix)) {
+        problem = "group '" + at->group + "' read topic '" + at->topic +
+                  "' to its end in a finished run, which committed it (" + std::string(tag) +
+                  "); the state after that checkpoint is not in any checkpoint. Reset the "
+                  "group's offsets and use a new checkpoint directory to run the job again";
+        break;
+      }
+      std::uint64_t id = 0;
+      const std::string_view digits = tag.substr(metadata_prefix.size());
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+      if (ec != std::errc{} || end != digits.data() + digits.size()) continue;
+      if (!last || id > *last) last = id;
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+    if (!problem.empty()) throw std::runtime_error(where + ": " + problem);
+  }
+  return last;
 }
 
 bool producer::send(message m) {
   state_->throw_if_failed();
+  if (!await_outcome()) return false;  // interrupted while a commit was pending
   auto* from = m.from ? new position(*m.from) : nullptr;
   while (true) {
     const rd_kafka_resp_err_t error = rd_kafka_producev(
@@ -114,16 +371,18 @@ void producer::poll() {
   state_->throw_if_failed();
 }
 
-void producer::flush() {
+void producer::flush(std::chrono::milliseconds limit) {
   // rd_kafka_flush cannot be interrupted; its loop is done here with rd_kafka_poll, which
   // rd_kafka_yield ends.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
   while (rd_kafka_outq_len(state_->handle) > 0) {
     if (state_->interrupted.load()) return;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      throw std::runtime_error(state_->where + ": messages still undelivered after 60 s");
+      throw std::runtime_error(
+          state_->where + ": " + std::to_string(rd_kafka_outq_len(state_->handle)) +
+          " messages still undelivered after " + std::to_string(limit.count()) + " ms");
     }
     rd_kafka_poll(state_->handle, static_cast<int>(std::min<long long>(left.count(), 1000)));
   }

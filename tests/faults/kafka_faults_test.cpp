@@ -1,13 +1,11 @@
 // Faults at the Kafka edges (issue 22), against librdkafka's in-process mock cluster (no
 // JVM): a broker that goes away, one that never answers, a producer torn down with messages
 // in flight, the final commit of a finite stream, records a job drops.
-#include "../test_runtime.hpp"
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
+#include "../test_runtime.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "fault_helpers.hpp"
+#include "kafka_mock.hpp"
 #include "spate/flow.hpp"
 #include "spate/kafka/sink.hpp"
 #include "spate/kafka/source.hpp"
@@ -28,66 +27,17 @@ using spate::test::eventually;
 using spate::test::threads_named;
 using namespace std::chrono_literals;
 
+using spate::test::kafka_mock::closed_port;
+using spate::test::kafka_mock::mock_cluster;
+using spate::test::kafka_mock::produce;
+using spate::test::kafka_mock::reading;
+using spate::test::kafka_mock::rt;
+
 namespace {
 
-spate::runtime& rt() { return spate::test::shared_runtime(); }
-
-// One mock broker in this process (librdkafka's test cluster).
-class mock_cluster {
- public:
-  mock_cluster() {
-    char error[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", error, sizeof error);
-    handle_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
-    cluster_ = rd_kafka_mock_cluster_new(handle_, 1);
-    brokers_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-  }
-  ~mock_cluster() {
-    rd_kafka_mock_cluster_destroy(cluster_);
-    rd_kafka_destroy(handle_);
-  }
-  mock_cluster(const mock_cluster&) = delete;
-  mock_cluster& operator=(const mock_cluster&) = delete;
-
-  const std::string& brokers() const { return brokers_; }
-  void create_topic(const std::string& topic, int partitions) {
-    rd_kafka_mock_topic_create(cluster_, topic.c_str(), partitions, 1);
-  }
-  void down() { rd_kafka_mock_broker_set_down(cluster_, 1); }
-  void up() { rd_kafka_mock_broker_set_up(cluster_, 1); }
-  void delay(int rtt_ms) { rd_kafka_mock_broker_set_rtt(cluster_, 1, rtt_ms); }
-
- private:
-  rd_kafka_t* handle_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  std::string brokers_;
-};
-
-// n records "<i>" through spate's own sink.
-void produce(const std::string& brokers, const std::string& topic, int n) {
-  flow::graph job(flow::pipeline(
-      flow::generate<int>(n, [](std::size_t i) { return int(i); }),
-      kafka::sink<int>({.brokers = brokers, .topic = topic, .settings = {}}, [](int& i) {
-        return kafka::message{"k" + std::to_string(i % 7), std::to_string(i), std::nullopt};
-      })));
-  job.run(rt());
-}
-
-kafka::consumer_options reading(const std::string& brokers, const std::string& topic,
-                                const std::string& group) {
-  kafka::consumer_options o;
-  o.brokers = brokers;
-  o.group = group;
-  o.topic = topic;
-  o.stop_at_end = true;
-  o.shutdown_timeout = 2s;
-  return o;
-}
-
 // The group's committed offsets on `topic`, summed over its partitions (-1 counted as 0).
-long long committed(const std::string& brokers, const std::string& group,
-                    const std::string& topic, int partitions) {
+long long committed(const std::string& brokers, const std::string& group, const std::string& topic,
+                    int partitions) {
   char error[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), error, sizeof error);
@@ -140,19 +90,19 @@ TEST(kafka_faults, commits_advance_over_records_declared_dropped) {
   produce(cluster.brokers(), "dropped", 2000);
   std::atomic<int> passed{0};
   {
-    flow::graph job(flow::pipeline(
-        kafka::source(reading(cluster.brokers(), "dropped", "g-dropped")),
-        flow::flat_map<kafka::record>([](kafka::record& r, auto emit) {
-          if (std::stoi(r.value) % 3 == 0) {
-            r.at.dropped();
-          } else {
-            emit(std::move(r));
-          }
-        }),
-        flow::sink([&](kafka::record& r) {
-          ++passed;
-          r.at.done();
-        })));
+    flow::graph job(
+        flow::pipeline(kafka::source(reading(cluster.brokers(), "dropped", "g-dropped")),
+                       flow::flat_map<kafka::record>([](kafka::record& r, auto emit) {
+                         if (std::stoi(r.value) % 3 == 0) {
+                           r.at.dropped();
+                         } else {
+                           emit(std::move(r));
+                         }
+                       }),
+                       flow::sink([&](kafka::record& r) {
+                         ++passed;
+                         r.at.done();
+                       })));
     job.run(rt());
   }
   EXPECT_EQ(passed.load(), 2000 - 667);
@@ -266,14 +216,14 @@ TEST(kafka_faults, cancel_ends_a_sink_waiting_for_room_in_the_producer_queue) {
   std::atomic<int> offered{0};
   flow::graph job(flow::pipeline(
       flow::generate<int>(std::size_t(1) << 40, [](std::size_t i) { return int(i); }),
-      kafka::sink<int>({.brokers = cluster.brokers(),
-                        .topic = "full",
-                        .settings = {{"queue.buffering.max.messages", "10"},
-                                     {"message.timeout.ms", "20000"}}},
-                       [&](int& i) {
-                         ++offered;
-                         return kafka::message{"k", std::to_string(i), std::nullopt};
-                       })));
+      kafka::sink<int>(
+          {.brokers = cluster.brokers(),
+           .topic = "full",
+           .settings = {{"queue.buffering.max.messages", "10"}, {"message.timeout.ms", "20000"}}},
+          [&](int& i) {
+            ++offered;
+            return kafka::message{"k", std::to_string(i), std::nullopt};
+          })));
   job.start(rt());
   // The eleventh message finds the queue full (nothing is delivered: the broker is down).
   ASSERT_TRUE(eventually([&] { return offered.load() >= 11; }, 10s));
@@ -286,16 +236,7 @@ TEST(kafka_faults, cancel_ends_a_sink_waiting_for_room_in_the_producer_queue) {
 // Issue 22, defect 9: a source pointed at an unreachable broker ran forever and reported
 // nothing. It now fails after connect_timeout, naming the brokers and librdkafka's reason.
 TEST(kafka_faults, a_source_that_reaches_no_broker_fails_after_connect_timeout) {
-  // A loopback port nobody listens on.
-  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t length = sizeof a;
-  ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &length);
-  ::close(probe);
-  const std::string brokers = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  const std::string brokers = closed_port();  // nobody listens there
 
   auto options = reading(brokers, "nowhere", "g-nowhere");
   options.stop_at_end = false;

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <utility>
 
+#include "keyed_word_count.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/flow.hpp"
 #include "spate/io/file.hpp"
@@ -29,28 +30,15 @@ namespace state = spate::state;
 
 namespace {
 
-using update = std::pair<std::string, std::int64_t>;
+using update = spate::test::word_update;
 
 struct split_words : flow::node<spate::io::text_line, std::string> {
   void consume(spate::io::text_line& line) {
-    std::size_t start = 0;
-    const std::string& t = line.text;
-    while (start < t.size()) {
-      const std::size_t end = std::min(t.find(' ', start), t.size());
-      if (end > start) send_next(t.substr(start, end - start));
-      start = end + 1;
-    }
+    spate::test::for_each_word(line.text, [this](std::string w) { send_next(std::move(w)); });
   }
 };
 
-struct word_count : flow::node<std::string, update> {
-  state::value<std::int64_t> count{"count"};
-  auto state_fields() { return std::tie(count); }
-  void consume(std::string& word) {
-    const std::int64_t n = ++count.get_or_init(0);
-    send_next({std::move(word), n});
-  }
-};
+using word_count = spate::test::keyed_word_count;
 
 struct count_table : flow::node<update, void> {
   using kept = std::pair<std::map<std::string, std::int64_t>, std::int64_t>;

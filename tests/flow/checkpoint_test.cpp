@@ -26,32 +26,16 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint_test_support.hpp"
 #include "flow_test_support.hpp"
 #include "spate/log/log.hpp"
 #include "spate/state/keyed.hpp"
 #include "spate/window.hpp"
 
 using namespace flow_test;
-namespace state = spate::state;
-namespace fs = std::filesystem;
+using namespace checkpoint_test;
 
 namespace {
-
-using count_update = std::pair<int, std::int64_t>;
-using counts = std::map<int, std::int64_t>;
-
-// Counts items per key in keyed state; sends each key's running count. Replica 0 is slow
-// now and then, so the sink's input from replica 1 reaches each barrier first.
-struct counter : flow::node<int, count_update> {
-  state::value<std::int64_t> count{"count"};
-  auto state_fields() { return std::tie(count); }
-  void consume(int& key) {
-    const std::int64_t n = ++count.get_or_init(0);
-    if (replica_index() == 0 && n % 64 == 0)
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    send_next({key, n});
-  }
-};
 
 // Keeps the highest count seen per key and how many updates it received (its own state,
 // checkpointed); hands them over at the end. The highest counts forgive an update seen twice;
@@ -72,10 +56,6 @@ struct highest_count : flow::node<count_update, void> {
   void on_stop() { *out = now; }
 };
 
-int key_of(std::size_t i) {
-  return static_cast<int>(i * 7919 % 101);
-}
-
 highest_count::kept expected(std::size_t n) {
   highest_count::kept k;
   for (std::size_t i = 0; i < n; ++i) ++k.first[key_of(i)];
@@ -92,29 +72,6 @@ flow::graph counting_job(std::size_t n, std::shared_ptr<highest_count::kept> out
                      flow::farm(counter{}, replicas, flow::by_key{[](const int& k) { return k; }}),
                      flow::make_stage<highest_count>(out)),
       flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
-}
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() /
-           ("spate-checkpoint-test-" + std::to_string(::getpid()) + "-" +
-            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// The graph does not start: std::invalid_argument whose text holds `reason`.
-void expect_refused(flow::graph& g, spate::runtime& rt, const std::string& reason) {
-  try {
-    g.run(rt);
-    FAIL() << "started";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace

@@ -27,12 +27,50 @@
 //     S encodable; restore_state() runs before on_start().
 //   - other nodes: nothing (they hold no state). A node with state it cannot snapshot yet
 //     declares `refuses_checkpoints` (the window stages do).
+//   - any node may have `void enable_checkpoints()`: called before seek(), restore_state() and
+//     on_start() when the graph takes checkpoints (a Kafka source then leaves its offsets to
+//     them, a transactional sink may start).
+//   - sinks whose output becomes visible only when a checkpoint completes (kafka::sink with
+//     a transactional id, Flink's two-phase-commit sinks) are committing_node (below).
+//
+// # Two-phase commit (committing_node)
+//
+// Output written between barriers n-1 and n is committed only once checkpoint n is
+// durable, so a crash never leaves output whose input a restart would read again:
+//   T1. At barrier n, on the node's thread, after the barrier went downstream and before the
+//       node's acknowledgement: prepare_commit(n) makes everything written so far durable but
+//       invisible (a Kafka transaction flushed, not committed).
+//   T3 comes only to a node that prepared n; T2 to every committing node.
+//   T2. Once checkpoint n is durable (its manifest renamed into place), on the coordinator's
+//       thread: commit({n, positions}) makes it visible, together with the sources' positions
+//       at barrier n when the outside world can hold them (a Kafka transaction's offsets),
+//       and returns true; false when it did not commit (the graph is being cancelled). Older
+//       checkpoints are retired, and on_complete runs, only after a commit returned true. A
+//       commit that throws fails the graph, unless it was cancelled (the restart redoes the
+//       output from the last committed checkpoint).
+//   T3. A checkpoint that fails or is abandoned: abort_commit(n). What was prepared stays
+//       pending and goes with the next checkpoint's commit.
+//   T4. A committing node's inputs end (the input is finished, not cancelled): on its thread,
+//       commit({last complete id, the ended sources' last positions, at_end = true}) commits
+//       what is left, before on_stop(). A node that prepared a checkpoint whose outcome has
+//       not come yet waits for it first (it comes: every task has answered that checkpoint
+//       or ended), so a committing node runs on a dedicated thread (kafka's does).
+//   T5. Restore: before anything starts, last_committed(newest) asks the node which
+//       checkpoint its outside world saw committed last (`newest` names the newest complete
+//       checkpoint, its positions telling it where to look). The graph restores exactly that
+//       one; none when nothing was committed yet. A checkpoint newer than it was never
+//       committed: its output was thrown away (an aborted transaction), so its state must
+//       go too.
+// Between T1 and T2/T3 a node may hold back new output (kafka::sink waits): the coordinator
+// never waits for a node's next item, so that cannot deadlock. One committing node per graph.
 #include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "spate/state/codec.hpp"
@@ -85,6 +123,25 @@ template <class N>
 concept refusing_checkpoints = requires {
   { N::refuses_checkpoints } -> std::convertible_to<const char*>;
 };
+
+/// What a committing node commits (T2, T4): a checkpoint and every source's position in it,
+/// as each source encoded it (state/codec.hpp), by source name.
+struct checkpoint_commit {
+  std::uint64_t id = 0;                          ///< the checkpoint (T4: the last complete one)
+  std::map<std::string, std::string> positions;  ///< source name -> encoded position
+  bool at_end = false;                           ///< T4: the input ended; not a checkpoint
+};
+
+/// A sink whose output becomes visible when a checkpoint completes (two-phase commit, see
+/// the top of this file).
+template <class N>
+concept committing_node =
+    requires(N& n, const N& c, std::uint64_t id, const checkpoint_commit& done) {
+      n.prepare_commit(id);                      // T1, the node's thread
+      { n.commit(done) } -> std::same_as<bool>;  // T2, T4
+      n.abort_commit(id);                        // T3, coordinator thread
+      { c.last_committed(done) } -> std::same_as<std::optional<std::uint64_t>>;  // T5
+    };
 
 /// A node with state of its own, outside keyed state (see the top of this file).
 template <class N>

@@ -18,7 +18,33 @@
 // acknowledged are dropped and their inputs are not marked done (they are read again).
 // Delivery reports that arrive once the producer is being torn down never touch an input's
 // offset_tracker (the source that owns it may be gone by then).
+//
+// Exactly-once: kafka::exactly_once_sink writes in Kafka transactions, one per checkpoint
+// (a graph with checkpoints, and a kafka::source, which then takes its positions from the
+// checkpoints), as the two-phase commit of flow/checkpoints.hpp:
+//   - at barrier n the transaction is flushed (T1); new messages wait until it is
+//     committed;
+//   - once checkpoint n is durable, the source offsets it holds go into the transaction
+//     (send_offsets_to_transaction, tagged "spate checkpoint n") and it is committed (T2); a
+//     new transaction begins. A checkpoint that fails leaves the transaction open, to be
+//     committed with the next one (T3); the end of the input commits what is left (T4);
+//   - at a restart the killed run's producer is fenced first (init_transactions() under the
+//     same transactional id aborts its open transaction), then the group's committed
+//     offsets say which checkpoint's transaction was committed last, and the graph
+//     restores that one (T5).
+// Consumers reading with isolation.level=read_committed see each message once. Output
+// becomes visible once per checkpoint interval, which must stay well below the broker's
+// transaction timeout (transaction.timeout.ms, 60 s here).
+//
+// Time bounds: the flush at a barrier, and a commit (its offsets, then the commit, retried
+// while librdkafka calls the error retriable), each take at most commit_timeout; past it, or
+// on any other error, the graph fails (a restart redoes the output since the last commit).
+// A cancel stops a commit between its broker calls, but waits for the call in progress:
+// graph::wait() returns within commit_timeout, plus the abort of the open transaction
+// (commit_timeout, 5 s at most), plus the Kafka source's shutdown_timeout.
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,10 +54,13 @@
 #include <string>
 #include <utility>
 
+#include "spate/flow/checkpoints.hpp"
 #include "spate/flow/node.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/kafka/offset_tracker.hpp"
 #include "spate/platform/export.hpp"
+
+struct rd_kafka_error_s;  // librdkafka's error type (rdkafka.h), for producer::check
 
 namespace spate::kafka {
 
@@ -40,6 +69,12 @@ struct producer_options {
   std::string brokers;                          ///< bootstrap.servers
   std::string topic;                            ///< the topic to write
   std::map<std::string, std::string> settings;  ///< further librdkafka settings
+  /// exactly_once_sink only: the producer's transactional.id, the same in every run of the
+  /// job (a restarted process fences the killed one's producer by it), and unique to it.
+  std::string transactional_id{};
+  /// exactly_once_sink only: how long starting, committing a transaction, or reading the
+  /// committed offsets at a restore may take before the graph fails.
+  std::chrono::milliseconds commit_timeout{30'000};
 };
 
 /// One message for kafka::sink.
@@ -54,7 +89,9 @@ namespace detail {
 /// librdkafka's producer behind a small interface (src/kafka/producer.cpp).
 class SPATE_API producer {
  public:
-  explicit producer(const producer_options& options);
+  /// A transactional producer when `transactional` (init_transactions, then a transaction
+  /// begun).
+  explicit producer(const producer_options& options, bool transactional = false);
   /// Purges what is not delivered and ignores its reports (no input is marked done), so it
   /// does not wait for the broker and never calls into a source's offset_tracker.
   ~producer();
@@ -67,16 +104,36 @@ class SPATE_API producer {
   void poll();
   /// Waits until every message is delivered; throws naming the first failure. Returns at
   /// once when interrupted (the rest is purged by the destructor).
-  void flush();
+  void flush(std::chrono::milliseconds limit = std::chrono::seconds(60));
   /// Any thread, never blocks: ends the current and every later wait of send() and flush().
   void interrupt() noexcept;
 
+  // Transactions (exactly_once_sink; the header's T1..T5). send() waits while a flushed
+  // transaction waits for its commit.
+  /// The sink's thread, at barrier `id`: flushes the transaction, at most commit_timeout (T1).
+  void prepare_commit(std::uint64_t id);
+  /// The coordinator's thread (T2), or the sink's at the end (T4, after waiting for a
+  /// prepared transaction's outcome): the offsets in `done`, then the commit. False when
+  /// interrupted before it committed.
+  bool commit(const flow::checkpoint_commit& done);
+  /// The coordinator's thread: checkpoint `id` failed; its transaction goes on (T3).
+  void abort_commit(std::uint64_t id);
+  /// T5: the newest checkpoint whose transaction the group's offsets say was committed.
+  static std::optional<std::uint64_t> last_committed(const producer_options& options,
+                                                     const flow::checkpoint_commit& newest);
+
  private:
   struct state;
+  // Waits while a flushed transaction waits for its outcome; false when interrupted.
+  bool await_outcome();
+  // Throws naming `what` and librdkafka's error, if any (and frees it).
+  void check(::rd_kafka_error_s* error, const std::string& what) const;
+  static int timeout_ms(std::chrono::milliseconds t);
+  static int millis_left(std::chrono::steady_clock::time_point deadline);
   std::unique_ptr<state> state_;
 };
 
-template <class T, class ToMessage>
+template <class T, class ToMessage, bool Transactional>
 class producer_writer : public flow::node<T, void> {
  public:
   producer_writer(producer_options options, ToMessage to_message)
@@ -87,13 +144,18 @@ class producer_writer : public flow::node<T, void> {
   ~producer_writer() { discard(); }
 
   void on_start() {
-    auto created = std::make_unique<producer>(options_);
+    if (Transactional && !checkpointed_) {
+      throw std::invalid_argument(
+          "spate::kafka: exactly_once_sink needs a graph with checkpoints "
+          "(graph_options::checkpoints): its transactions commit at each checkpoint");
+    }
+    auto created = std::make_shared<producer>(options_, Transactional);
     const std::lock_guard lock(shared_->mutex);
     shared_->live = std::move(created);
     if (shared_->interrupted.load()) shared_->live->interrupt();
   }
   void consume(T& item) {
-    producer* p = shared_->live.get();  // only this thread changes it
+    producer* p = shared_->live.get();                        // only this thread changes it
     if (p == nullptr || !p->send(to_message_(item))) return;  // cancelled: dropped
     if ((++sent_ & 1023) == 0) p->poll();
   }
@@ -108,16 +170,45 @@ class producer_writer : public flow::node<T, void> {
     if (shared_->live) shared_->live->interrupt();
   }
 
+  // flow/checkpoints.hpp: committing_node, for the transactional sink only.
+  void enable_checkpoints() noexcept { checkpointed_ = true; }
+  void prepare_commit(std::uint64_t id)
+    requires Transactional
+  {
+    if (shared_->live) shared_->live->prepare_commit(id);
+  }
+  bool commit(const flow::checkpoint_commit& done)
+    requires Transactional
+  {
+    const std::shared_ptr<producer> p = live();
+    return p != nullptr && p->commit(done);
+  }
+  void abort_commit(std::uint64_t id)
+    requires Transactional
+  {
+    if (auto p = live()) p->abort_commit(id);
+  }
+  std::optional<std::uint64_t> last_committed(const flow::checkpoint_commit& newest) const
+    requires Transactional
+  {
+    return producer::last_committed(options_, newest);
+  }
+
  private:
-  // What interrupt() shares with the sink's thread; on the heap, so the node stays movable.
+  // What interrupt() and the coordinator's commits share with the sink's thread; on the
+  // heap, so the node stays movable.
   struct shared_state {
-    std::mutex mutex;  ///< held while `producer` changes (sink thread) or is interrupted
+    std::mutex mutex;  ///< held while `live` changes (sink thread) or is read elsewhere
     std::atomic<bool> interrupted{false};
-    std::unique_ptr<detail::producer> live;
+    std::shared_ptr<detail::producer> live;  ///< shared: a commit may hold it past on_cancel
   };
+  std::shared_ptr<producer> live() {
+    const std::lock_guard lock(shared_->mutex);
+    return shared_->live;
+  }
   void discard() {
     if (!shared_) return;  // moved from
-    std::unique_ptr<producer> gone;
+    std::shared_ptr<producer> gone;
     {
       const std::lock_guard lock(shared_->mutex);
       gone = std::move(shared_->live);
@@ -128,16 +219,34 @@ class producer_writer : public flow::node<T, void> {
   ToMessage to_message_;
   std::unique_ptr<shared_state> shared_ = std::make_unique<shared_state>();
   std::uint64_t sent_ = 0;
+  bool checkpointed_ = false;
 };
 
 }  // namespace detail
 
+/// Items to a Kafka topic, at least once (see the top of this file).
 template <class T, class ToMessage>
-requires std::is_invocable_r_v<message, ToMessage&, T&>
+  requires std::is_invocable_r_v<message, ToMessage&, T&>
 auto sink(producer_options options, ToMessage to_message) {
   const std::string name = "kafka(" + options.topic + ")";
-  return flow::make_stage<detail::producer_writer<T, ToMessage>>(std::move(options),
-                                                                 std::move(to_message))
+  return flow::make_stage<detail::producer_writer<T, ToMessage, false>>(std::move(options),
+                                                                        std::move(to_message))
+      .named(name)
+      .on_dedicated_thread();
+}
+
+/// Items to a Kafka topic exactly once, in transactions committed with the graph's
+/// checkpoints (see the top of this file). `options.transactional_id` must be set.
+template <class T, class ToMessage>
+  requires std::is_invocable_r_v<message, ToMessage&, T&>
+auto exactly_once_sink(producer_options options, ToMessage to_message) {
+  if (options.transactional_id.empty()) {
+    throw std::invalid_argument("spate::kafka: exactly_once_sink to topic '" + options.topic +
+                                "' needs producer_options::transactional_id");
+  }
+  const std::string name = "kafka(" + options.topic + ")";
+  return flow::make_stage<detail::producer_writer<T, ToMessage, true>>(std::move(options),
+                                                                       std::move(to_message))
       .named(name)
       .on_dedicated_thread();
 }

@@ -25,6 +25,14 @@
 // and commits that. The final commit lands before the source is destroyed (the graph's
 // destruction or next run waits for it), not necessarily before graph::run() returns.
 //
+// With checkpoints (flow/checkpoints.hpp) the source takes part in them instead: each
+// checkpoint records, per partition, the offset after the last record the source sent
+// before the barrier (source_position), and a restart seeks there. The source then commits
+// no offsets itself and marking records is not needed (records carry no tracker):
+// exactly-once state, and exactly-once output with a transactional kafka::sink, which
+// commits these offsets in its transactions. One process per group: a partition that moves
+// to another process takes no state with it.
+//
 // Failing and cancelling: a source that reaches no broker within connect_timeout fails the
 // graph with an error naming the brokers and librdkafka's reason. graph::cancel() asks the
 // reader to stop and does not wait for it: the reader commits what is done and leaves the
@@ -38,6 +46,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "spate/exec/link.hpp"
@@ -47,6 +56,7 @@
 #include "spate/io/thread_feed.hpp"
 #include "spate/kafka/offset_tracker.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/state/codec.hpp"
 
 namespace spate::kafka {
 
@@ -81,6 +91,15 @@ struct consumer_options {
   std::map<std::string, std::string> settings;  ///< further librdkafka settings
 };
 
+/// Where a Kafka source stood at a checkpoint: the next offset to read, per partition it
+/// read (flow/checkpoints.hpp positioned_source).
+struct source_position {
+  std::string group;                                  ///< the consumer group
+  std::string topic;                                  ///< the topic
+  std::map<std::int32_t, std::int64_t> next_offsets;  ///< partition -> first offset not sent
+  friend bool operator==(const source_position&, const source_position&) = default;
+};
+
 /// Routes a partition's records to one replica (farm policy).
 inline auto by_partition() {
   return flow::custom_policy{[](const record& r, std::size_t replicas) {
@@ -98,8 +117,24 @@ class SPATE_API consumer_reader : public io::thread_fed_source<record> {
   ~consumer_reader() { stop_reader(); }  // the reader uses the tracker: stop it first
 
   void on_start() {
-    start_reader("spate-kafka-in",
-                 [this](io::thread_feed<record>& feed) { consume(feed); });
+    start_reader("spate-kafka-in", [this](io::thread_feed<record>& feed) { consume(feed); });
+  }
+
+  /// The graph takes checkpoints (before on_start): positions go into them, not commits.
+  void enable_checkpoints() noexcept { checkpointed_ = true; }
+  /// The offsets after the records sent so far (the graph's thread, between produce calls).
+  source_position checkpoint_position() const {
+    return {options_.group, options_.topic, sent_until_};
+  }
+  /// Before on_start: where to resume; throws for another group's or topic's position.
+  void seek(const source_position& at);
+  /// Sends one record on, noting its partition's next offset for checkpoint_position().
+  flow::produce_status produce() {
+    if (checkpointed_) {
+      if (const record* next = input()->front())
+        sent_until_[next->at.partition] = next->at.offset + 1;
+    }
+    return thread_fed_source::produce();
   }
 
  private:
@@ -107,18 +142,25 @@ class SPATE_API consumer_reader : public io::thread_fed_source<record> {
   /// Reader thread only (librdkafka calls these back from inside its poll).
   friend struct consumer_callbacks;
   /// Commits what is done: asynchronously, or waiting until `deadline` at most.
-  void commit(void* consumer, bool wait,
-              std::chrono::steady_clock::time_point deadline = {});
+  void commit(void* consumer, bool wait, std::chrono::steady_clock::time_point deadline = {});
   /// The final commit and leaving the group, bounded by shutdown_timeout.
   void shut_down(void* consumer);
+  /// The position a record read is sent with; none when its partition is not assigned here.
+  std::optional<position> emitted(std::int32_t partition, std::int64_t offset);
 
   consumer_options options_;
   std::set<std::int32_t> assigned_, at_end_;  ///< reader thread only
   std::set<std::int32_t> skipped_;  ///< partitions whose stray records were logged (reader)
-  bool answered_ = false;                     ///< a broker answered (reader thread)
-  std::string last_error_;                    ///< librdkafka's last error (reader thread)
-  std::chrono::steady_clock::time_point shutdown_deadline_ = std::chrono::steady_clock::time_point::max();
+  bool answered_ = false;           ///< a broker answered (reader thread)
+  std::string last_error_;          ///< librdkafka's last error (reader thread)
+  std::chrono::steady_clock::time_point shutdown_deadline_ =
+      std::chrono::steady_clock::time_point::max();
   offset_tracker tracker_;
+  bool checkpointed_ = false;  ///< set before on_start
+  // Checkpoints: per partition, the next offset to send (the graph's thread), and where the
+  // reader resumes a partition it is assigned (seek(), then the reader's own).
+  std::map<std::int32_t, std::int64_t> sent_until_;
+  std::map<std::int32_t, std::int64_t> resume_at_;
 };
 
 }  // namespace detail
@@ -130,3 +172,30 @@ inline auto source(consumer_options options) {
 }
 
 }  // namespace spate::kafka
+
+namespace spate::state {
+
+/// Kafka source positions in checkpoints, tagged so a sink can tell them from other
+/// sources' positions.
+template <>
+struct codec<kafka::source_position> {
+  static constexpr std::string_view tag = "spate::kafka::source_position/1";
+  static void encode(const kafka::source_position& p, byte_writer& out) {
+    state::encode(std::string(tag), out);
+    state::encode(p.group, out);
+    state::encode(p.topic, out);
+    state::encode(p.next_offsets, out);
+  }
+  static kafka::source_position decode(byte_reader& in) {
+    if (state::decode<std::string>(in) != tag) {
+      in.fail_at(0, "a Kafka source position", "it is not tagged as one");
+    }
+    kafka::source_position p;
+    p.group = state::decode<std::string>(in);
+    p.topic = state::decode<std::string>(in);
+    p.next_offsets = state::decode<std::map<std::int32_t, std::int64_t>>(in);
+    return p;
+  }
+};
+
+}  // namespace spate::state

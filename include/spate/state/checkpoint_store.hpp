@@ -129,11 +129,12 @@ class SPATE_API checkpoint_store {
   /// Deletes complete checkpoints older than the newest `retain`, except `keep`.
   void retire(std::optional<std::uint64_t> keep = std::nullopt) const;
 
- private:
-  // The manifest of checkpoint `id` if it checks out; else a problem for `problems`.
+  /// Checkpoint `id`'s manifest if it is complete, has `fingerprint` and its files check
+  /// out; else none, with `problem` saying what is wrong and naming the file.
   std::optional<checkpoint_manifest> check(std::uint64_t id, std::string_view fingerprint,
                                            std::string& problem) const;
 
+ private:
   checkpoint_store_options options_;
   int lock_fd_ = -1;
   std::uint64_t last_id_ = 0;

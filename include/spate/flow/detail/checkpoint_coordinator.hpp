@@ -18,6 +18,9 @@
 //       fails the checkpoint: its directory is removed once every task has acknowledged or
 //       ended, so no barrier of it is still travelling when the next one starts. A write
 //       failure past checkpoint_options::tolerable_failures fails the graph.
+//   C5. A committing task (flow/checkpoints.hpp T1..T5) hears of each outcome after C3
+//       (commit, then older checkpoints retired) or C4 (abort_commit), on this thread,
+//       before the next trigger: so its commit of n happens before barrier n+1 reaches it.
 //
 // Why a link's marker queue (4 slots) never fills, so post_marker() cannot fail: C1 waits
 // for C3/C4, which wait for every task's answer. A task answers just before it pops the
@@ -37,6 +40,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -88,13 +92,20 @@ class SPATE_API checkpoint_coordinator {
 
   void acknowledge(checkpoint_ack ack);
   void task_ended(std::size_t task);
+  // A source's task, at the end of its input and before its outputs close: its last
+  // position, for commit_at_end().
+  void source_ended(std::size_t task, std::string position);
+  // A committing task whose inputs ended (T4): the last complete checkpoint's id and the
+  // last positions of the sources that ended.
+  checkpoint_commit commit_at_end() const;
   checkpoint_stats stats() const;
 
  private:
   struct pending_checkpoint {
     std::uint64_t id = 0;
     std::chrono::steady_clock::time_point started{};
-    std::vector<bool> answered;  // acknowledged or ended, per task
+    std::vector<bool> answered;      // acknowledged or ended, per task
+    std::vector<bool> acknowledged;  // acknowledged, per task
     std::size_t unanswered = 0;
     state::checkpoint_manifest manifest{};
     std::uint64_t bytes = 0;
@@ -108,6 +119,9 @@ class SPATE_API checkpoint_coordinator {
   void handle(checkpoint_ack ack);
   void answered(std::size_t task);
   void finish_pending(std::unique_lock<std::mutex>& lock);
+  bool commit_to_committers(const pending_checkpoint& p);
+  std::optional<state::checkpoint_manifest> committed_checkpoint(state::checkpoint_manifest newest);
+  static checkpoint_commit commit_of(const state::checkpoint_manifest& m);
   std::string fingerprint() const;
 
   checkpoint_options options_;
@@ -120,6 +134,8 @@ class SPATE_API checkpoint_coordinator {
   std::deque<checkpoint_ack> acks_;  // C2's queue
   std::vector<bool> ended_;          // per task
   std::size_t ended_count_ = 0;
+  std::map<std::string, std::string> final_positions_;  // source_ended()
+  std::vector<std::size_t> committers_;  // committing tasks (one at most); set by restore()
   bool any_ended_ = false;
   bool stopping_ = false;
   bool graph_failed_ = false;  // no more checkpoints

@@ -198,6 +198,25 @@ class node_task final : public node_task_base {
   void restore_position(std::string_view bytes) override {
     if constexpr (positioned_source<N>) node_.seek(state::from_bytes<position_type>(bytes));
   }
+  bool commits() const noexcept override { return committing_node<N>; }
+  // T2 on the coordinator's thread, T4 on this task's (commit_at_end).
+  bool commit(const checkpoint_commit& done) override {
+    if constexpr (committing_node<N>) {
+      return node_.commit(done);
+    } else {
+      return true;
+    }
+  }
+  void abort_commit(std::uint64_t id) override {
+    if constexpr (committing_node<N>) node_.abort_commit(id);
+  }
+  std::optional<std::uint64_t> last_committed(const checkpoint_commit& newest) override {
+    if constexpr (committing_node<N>) {
+      return std::as_const(node_).last_committed(newest);
+    } else {
+      return std::nullopt;
+    }
+  }
 
   resume_result activate(std::size_t budget) override {
     add_single_writer(stats_.activations);
@@ -241,6 +260,7 @@ class node_task final : public node_task_base {
       // outputs look like the end of the stream: the stream did not end, so no on_stop.
       if (graph().cancelled()) return end_as_cancelled();
       stopped_ = true;
+      if (checkpoints_ != nullptr && !at_end_of_input()) return end_cancelled(port_ptr(), inputs_);
       if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
       count_out();
       if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
@@ -407,6 +427,23 @@ class node_task final : public node_task_base {
 
   // ---- barriers (flow/checkpoints.hpp, steps 1 and 2)
 
+  void enable_checkpoints() override {
+    if constexpr (requires(N& n) { n.enable_checkpoints(); }) node_.enable_checkpoints();
+  }
+
+  // The input ended (not cancelled), before on_stop: a source's last position goes to the
+  // coordinator before its outputs close (so a committing node downstream, which sees the
+  // close, finds it there), and a committing node commits what is left (T4). False: failed.
+  bool at_end_of_input() {
+    return guarded([&] {
+      if constexpr (positioned_source<N>) {
+        checkpoints_->source_ended(checkpoint_index_,
+                                   state::to_bytes(std::as_const(node_).checkpoint_position()));
+      }
+      if constexpr (committing_node<N>) node_.commit(checkpoints_->commit_at_end());
+    });
+  }
+
   template <class M>
   struct own_state_of {
     using type = void;
@@ -471,6 +508,7 @@ class node_task final : public node_task_base {
             "an output edge holds 4 barriers (the coordinator sends one at "
             "a time)");
       }
+      if constexpr (committing_node<N>) node_.prepare_commit(id);  // T1
       checkpoint_ack ack{.id = id, .task = checkpoint_index_};
       if constexpr (positioned_source<N>) {
         ack.position = state::to_bytes(node_.checkpoint_position());

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -92,10 +93,19 @@ class SPATE_API node_task_base : public unit {
   virtual void restore_own(std::string_view /*bytes*/) {}
   // Before the graph starts (sources): the position recorded with the barrier.
   virtual void restore_position(std::string_view /*bytes*/) {}
-  // Before the graph starts: the coordinator this task acknowledges to.
-  void join_checkpoints(checkpoint_coordinator* c, std::size_t index) noexcept {
+  // Two-phase commit (flow/checkpoints.hpp T2..T5), for a committing_node's task.
+  virtual bool commits() const noexcept { return false; }
+  virtual bool commit(const checkpoint_commit& /*done*/) { return true; }
+  virtual void abort_commit(std::uint64_t /*id*/) {}
+  virtual std::optional<std::uint64_t> last_committed(const checkpoint_commit& /*newest*/) {
+    return std::nullopt;
+  }
+  // Before the graph starts: the coordinator this task acknowledges to; the node's
+  // enable_checkpoints() if it has one.
+  void join_checkpoints(checkpoint_coordinator* c, std::size_t index) {
     checkpoints_ = c;
     checkpoint_index_ = index;
+    enable_checkpoints();
   }
   // C1 (sources; any thread): inject barrier `id` at the next activation.
   void request_checkpoint(std::uint64_t id) noexcept {
@@ -113,6 +123,7 @@ class SPATE_API node_task_base : public unit {
  protected:
   // What the node does with one activation of at most `budget` items.
   virtual resume_result activate(std::size_t budget) = 0;
+  virtual void enable_checkpoints() {}
 
   // Goes idle unless `more_work` (which must read only atomics that producers write) or
   // cancellation says otherwise. Returns the result for resume().

@@ -1,0 +1,158 @@
+// The Kafka job the exactly-once kill test (exactly_once_kill_test.cpp) runs, kills with
+// SIGKILL and starts again: lines from a topic split into words, counted per word in keyed
+// state by a farm of two replicas, every count written to a topic in Kafka transactions that
+// commit at each completed checkpoint, together with the input offsets they came from.
+//
+//   exactly_once_job <brokers> <input topic> <output topic> <group> <checkpoint dir>
+//                    <interval ms> <microseconds per line>
+//
+// The pause per line stretches the job over the kill test's kill times, so that kills land
+// while it is still reading and writing.
+// It prints "restored_from N" (the checkpoint it restored, 0: none) once started, then runs
+// until it is killed or gets SIGTERM, which cancels the graph: exit 0; 1 (the error on stderr)
+// when the graph failed or ended by itself.
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+
+#include "../flow/keyed_word_count.hpp"
+#include "../test_runtime.hpp"
+#include "spate/exec/runtime.hpp"
+#include "spate/flow.hpp"
+#include "spate/kafka/sink.hpp"
+#include "spate/kafka/source.hpp"
+#include "spate/log/log.hpp"
+#include "spate/state/keyed.hpp"
+
+namespace flow = spate::flow;
+namespace kafka = spate::kafka;
+namespace state = spate::state;
+
+namespace {
+
+using update = spate::test::word_update;
+
+struct split_words : flow::node<kafka::record, std::string> {
+  std::chrono::microseconds pause{0};
+  // With checkpoints the source tracks offsets itself: records need no done().
+  void consume(kafka::record& line) {
+    if (pause.count() > 0) std::this_thread::sleep_for(pause);
+    spate::test::for_each_word(line.value, [this](std::string w) { send_next(std::move(w)); });
+  }
+};
+
+using word_count = spate::test::keyed_word_count;
+
+std::runtime_error call_failed(const char* call, int error) {
+  return std::runtime_error(std::string(call) + ": " + std::strerror(error));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 8) {
+    std::fprintf(stderr,
+                 "usage: exactly_once_job <brokers> <input topic> <output topic> <group> "
+                 "<checkpoint dir> <interval ms> <microseconds per line>\n");
+    return 2;
+  }
+  const std::string brokers = argv[1], input = argv[2], output = argv[3], group = argv[4],
+                    directory = argv[5];
+  int interval_ms = 0;
+  const char* interval_end = argv[6] + std::strlen(argv[6]);
+  if (std::from_chars(argv[6], interval_end, interval_ms).ptr != interval_end || interval_ms <= 0) {
+    std::fprintf(stderr, "exactly_once_job: bad interval '%s'\n", argv[6]);
+    return 2;
+  }
+  split_words splitter;
+  splitter.pause = std::chrono::microseconds(std::atoi(argv[7]));
+
+  // The stop signals are blocked before any thread starts (the runtime's workers, the Kafka
+  // threads inherit the mask) and taken by sigwait() below, so nothing runs in a signal
+  // handler. SIGUSR1 is the graph telling the main thread that it ended by itself (failed).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGUSR1);
+  if (const int rc = pthread_sigmask(SIG_BLOCK, &signals, nullptr); rc != 0) {
+    std::fprintf(stderr, "exactly_once_job: pthread_sigmask: %s\n", std::strerror(rc));
+    return 1;
+  }
+
+  kafka::consumer_options in;
+  in.brokers = brokers;
+  in.group = group;
+  in.topic = input;
+  // Static membership: a restarted process (same group.instance.id) takes the killed one's
+  // partitions at once instead of after the dead member's session times out.
+  in.settings = {{"group.instance.id", group + "-member"},
+                 {"session.timeout.ms", "6000"},
+                 {"auto.offset.reset", "earliest"}};  // no checkpoint yet: the whole topic
+  kafka::producer_options out;
+  out.brokers = brokers;
+  out.topic = output;
+  out.transactional_id = group + "-tx";
+  if (const char* d = std::getenv("SPATE_JOB_KAFKA_DEBUG")) {
+    out.settings["debug"] = d;
+    spate::log::set_min_level(spate::log::level::debug);
+  }  // a restart fences the killed process's producer
+
+  flow::checkpoint_options checkpoints;
+  checkpoints.directory = directory;
+  checkpoints.interval = std::chrono::milliseconds(interval_ms);
+  flow::graph_options options;
+  options.checkpoints = checkpoints;
+
+  try {
+    // The runtime before the graph: a graph must never outlive the runtime it runs on.
+    spate::runtime rt(spate::test::two_workers());
+    const pthread_t main_thread = pthread_self();
+    std::atomic<bool> ended{false};
+    auto to_message = [](update& u) {
+      return kafka::message{std::move(u.first), std::to_string(u.second), std::nullopt};
+    };
+    flow::graph g(flow::pipeline(kafka::source(in), splitter,
+                                 flow::farm(word_count{}, 2,
+                                            flow::by_key{[](const std::string& w) { return w; }}),
+                                 kafka::exactly_once_sink<update>(out, to_message)),
+                  options);
+    g.start(rt, [main_thread, &ended](const std::string&) {
+      ended.store(true, std::memory_order_release);
+      pthread_kill(main_thread, SIGUSR1);  // blocked there: pending until sigwait() takes it
+    });
+    std::printf("restored_from %llu\n",
+                static_cast<unsigned long long>(g.checkpoints().restored_from));
+    std::fflush(stdout);
+
+    bool cancelled = false;
+    while (!ended.load(std::memory_order_acquire)) {
+      int sig = 0;
+      if (const int rc = sigwait(&signals, &sig); rc != 0) throw call_failed("sigwait", rc);
+      if ((sig == SIGTERM || sig == SIGINT) && !cancelled) {
+        g.cancel();  // the open transaction is not committed: a restart redoes it
+        cancelled = true;
+      }
+    }
+    g.wait();  // rethrows a node's failure
+    if (!cancelled) throw std::runtime_error("the graph ended by itself before SIGTERM");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exactly_once_job: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,349 @@
+// Exactly-once from Kafka to Kafka against crashes: a word count (exactly_once_job.cpp: keyed
+// state, checkpoints, kafka::exactly_once_sink) is killed with SIGKILL at random points
+// and started again on the same checkpoint directory, group and transactional id; then it
+// runs until its output is complete. A read_committed reader must see, for every word, the
+// counts 1, 2, ..., total exactly once and in order: no update lost, none repeated (output
+// of a run that was killed is never committed, or committed with the input offsets and the
+// state that produced it).
+//
+// SPATE_EXACTLY_ONCE_KILLS sets the number of kills (default 6); SPATE_EXACTLY_ONCE_SEED the
+// kill delays' seed (default: random, printed).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../test_runtime.hpp"
+#include "spate/flow.hpp"
+#include "spate/kafka/admin.hpp"
+#include "spate/kafka/sink.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+namespace flow = spate::flow;
+namespace kafka = spate::kafka;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int partitions = 4;
+
+std::string brokers() {
+  const char* b = std::getenv("SPATE_KAFKA_BROKERS");
+  if (b == nullptr)
+    throw std::runtime_error("SPATE_KAFKA_BROKERS is not set (ctest starts a broker)");
+  return b;
+}
+
+std::runtime_error call_failed(const std::string& call, int error) {
+  return std::runtime_error(call + ": " + std::strerror(error));
+}
+
+// A child process: the job, its stdout to a file (its stderr stays the test's, so its errors
+// show in the log). One still running when this goes (a failed assertion, an exception) is
+// killed and reaped: no job outlives the test.
+class child {
+ public:
+  child(const std::vector<std::string>& args, const fs::path& out) {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    if (const int rc = ::posix_spawn_file_actions_init(&actions); rc != 0) {
+      throw call_failed("posix_spawn_file_actions_init", rc);
+    }
+    const std::unique_ptr<posix_spawn_file_actions_t, int (*)(posix_spawn_file_actions_t*)> destroy(
+        &actions, ::posix_spawn_file_actions_destroy);
+    if (const int rc = ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
+                                                          O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        rc != 0) {
+      throw call_failed("posix_spawn_file_actions_addopen " + out.string(), rc);
+    }
+    if (const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        rc != 0) {
+      throw call_failed("posix_spawn " + args[0], rc);
+    }
+  }
+  child(const child&) = delete;
+  child& operator=(const child&) = delete;
+  ~child() {
+    if (status_) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+
+  void signal(int sig) {
+    if (!status_ && ::kill(pid_, sig) != 0) throw call_failed("kill", errno);
+  }
+  /// Its wait status once it has ended; nullopt if it still runs after `limit`.
+  std::optional<int> wait_for(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!status_) {
+      int status = 0;
+      const pid_t rc = ::waitpid(pid_, &status, WNOHANG);
+      if (rc == pid_) {
+        status_ = status;
+      } else if (rc < 0 && errno != EINTR) {
+        throw call_failed("waitpid", errno);
+      } else if (std::chrono::steady_clock::now() >= deadline) {
+        break;
+      } else {
+        std::this_thread::sleep_for(10ms);  // a bounded poll: waitpid has no timeout
+      }
+    }
+    return status_;
+  }
+
+ private:
+  pid_t pid_ = 0;
+  std::optional<int> status_;  ///< set once reaped
+};
+
+std::string describe(int status) {
+  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("signal ") + ::strsignal(WTERMSIG(status));
+  return "status " + std::to_string(status);
+}
+
+// The checkpoint a start restored from (its "restored_from N" line); 0: none, or killed
+// before it printed.
+std::uint64_t restored_from(const fs::path& out) {
+  std::ifstream in(out);
+  std::string word;
+  std::uint64_t id = 0;
+  return in >> word >> id && word == "restored_from" ? id : 0;
+}
+
+struct temp_dir {
+  fs::path path = fs::temp_directory_path() / ("spate-exactly-once-" + std::to_string(::getpid()));
+  temp_dir() { fs::create_directories(path); }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+using consumer_ptr = std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)>;
+
+// A reader of every partition of `topic` from the beginning, committed records only.
+consumer_ptr committed_reader(const std::string& topic) {
+  char error[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  const std::map<std::string, std::string> settings = {
+      {"bootstrap.servers", brokers()}, {"group.id", "verify-" + topic},  // assign() only
+      {"enable.auto.commit", "false"},  {"isolation.level", "read_committed"},
+      {"enable.partition.eof", "true"}, {"auto.offset.reset", "earliest"}};
+  for (const auto& [name, value] : settings) {
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error, sizeof error) !=
+        RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      throw std::runtime_error("rd_kafka_conf_set " + name + ": " + error);
+    }
+  }
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+  if (rk == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    throw std::runtime_error(std::string("rd_kafka_new: ") + error);
+  }
+  consumer_ptr consumer(rk, [](rd_kafka_t* k) {
+    rd_kafka_consumer_close(k);
+    rd_kafka_destroy(k);
+  });
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int p = 0; p < partitions; ++p) {
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  }
+  const rd_kafka_resp_err_t err = rd_kafka_assign(rk, list);
+  rd_kafka_topic_partition_list_destroy(list);
+  if (err) throw std::runtime_error(std::string("rd_kafka_assign: ") + rd_kafka_err2str(err));
+  return consumer;
+}
+
+}  // namespace
+
+TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
+  temp_dir dir;
+  const std::string run = std::to_string(::getpid()) + "-" +
+                          std::to_string(std::chrono::system_clock::now().time_since_epoch() / 1ms);
+  const std::string input = "exactly-once-in-" + run, output = "exactly-once-out-" + run,
+                    group = "exactly-once-" + run;
+  kafka::create_topic(brokers(), input, partitions);
+  kafka::create_topic(brokers(), output, partitions);
+
+  // Lines of 1-6 words from 200; the expected final count of each word.
+  constexpr int line_count = 30'000;
+  std::vector<std::string> lines;
+  std::map<std::string, std::int64_t> expected;
+  std::int64_t word_total = 0;
+  std::mt19937 words(7);
+  for (int i = 0; i < line_count; ++i) {
+    std::string line;
+    for (int w = 0, n = 1 + int(words() % 6); w < n; ++w) {
+      std::string word = "w";  // (not "w" + ...: GCC 12 warns wrongly, -Wstringop-overflow)
+      word += std::to_string(words() % 200);
+      if (w != 0) line += ' ';
+      line += word;
+      ++expected[word];
+      ++word_total;
+    }
+    lines.push_back(std::move(line));
+  }
+  {
+    kafka::producer_options in;  // plain: not transactional
+    in.brokers = brokers();
+    in.topic = input;
+    flow::graph producer(flow::pipeline(
+        flow::generate<std::size_t>(lines.size(), [](std::size_t i) { return i; }),
+        kafka::sink<std::size_t>(in, [&lines](std::size_t& i) {  // keyed by line: spread
+          return kafka::message{std::to_string(i), lines[i], std::nullopt};
+        })));
+    producer.run(spate::test::shared_runtime());
+  }
+
+  const char* kills_env = std::getenv("SPATE_EXACTLY_ONCE_KILLS");
+  const int kills = kills_env ? std::atoi(kills_env) : 6;
+  const char* seed_env = std::getenv("SPATE_EXACTLY_ONCE_SEED");
+  const unsigned seed =
+      seed_env ? unsigned(std::strtoul(seed_env, nullptr, 10)) : std::random_device{}();
+  std::printf("SPATE_EXACTLY_ONCE_SEED=%u, %d kills\n", seed, kills);
+  std::mt19937 random(seed);
+  const std::vector<std::string> job = {SPATE_EXACTLY_ONCE_JOB,
+                                        brokers(),
+                                        input,
+                                        output,
+                                        group,
+                                        (dir.path / "checkpoints").string(),
+                                        "100",
+                                        "100"};  // 100 us per line: 3 s for the input
+  int restored = 0;
+  for (int r = 0; r < kills; ++r) {
+    const fs::path out = dir.path / ("round-" + std::to_string(r) + ".out");
+    child running(job, out);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500 + random() % 1501));
+    running.signal(SIGKILL);
+    const std::optional<int> status = running.wait_for(20s);
+    ASSERT_TRUE(status.has_value()) << "round " << r << ": the job outlived SIGKILL";
+    ASSERT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL)
+        << "round " << r << ": the job ended before it was killed: " << describe(*status);
+    restored += restored_from(out) > 0 ? 1 : 0;
+  }
+
+  // The last start runs until every word's final count is committed and read back.
+  const fs::path final_out = dir.path / "final.out";
+  child last(job, final_out);
+  auto stop_job = [&last] {
+    last.signal(SIGTERM);
+    const std::optional<int> status = last.wait_for(20s);
+    if (!status) {
+      ADD_FAILURE() << "the job did not end within 20 s of SIGTERM";  // killed by ~child
+      return;
+    }
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+        << "the job, stopped with SIGTERM: " << describe(*status);
+  };
+  consumer_ptr reader = committed_reader(output);
+  std::map<std::string, std::vector<std::int64_t>> seen;  // word -> values, in order read
+  std::set<std::string> incomplete;
+  for (const auto& [word, total] : expected) incomplete.insert(word);
+  // Once every count is complete, the reader goes on to each partition's end as it is then
+  // (high watermark; reached when no transaction is open) so that an update committed after
+  // the last expected one shows too.
+  std::optional<std::map<std::int32_t, std::int64_t>> ends;
+  std::map<std::int32_t, std::int64_t> eof_at;
+  auto at_ends = [&] {
+    for (const auto& [p, end] : *ends) {
+      if (!eof_at.contains(p) || eof_at[p] < end) return false;
+    }
+    return true;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (std::chrono::steady_clock::now() < deadline && !(ends && at_ends())) {
+    if (const auto ended = last.wait_for(0ms)) FAIL() << "the job ended: " << describe(*ended);
+    if (incomplete.empty() && !ends) {
+      ends.emplace();
+      for (int p = 0; p < partitions; ++p) {
+        std::int64_t low = 0, high = 0;
+        const rd_kafka_resp_err_t err =
+            rd_kafka_query_watermark_offsets(reader.get(), output.c_str(), p, &low, &high, 10'000);
+        if (err) FAIL() << "rd_kafka_query_watermark_offsets: " << rd_kafka_err2str(err);
+        (*ends)[p] = high;
+      }
+    }
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(reader.get(), 200);
+    if (m == nullptr) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      eof_at[m->partition] = m->offset;
+    } else if (m->err) {
+      std::fprintf(stderr, "reader: %s\n", rd_kafka_message_errstr(m));  // retried by librdkafka
+    } else {
+      const std::string word(static_cast<const char*>(m->key), m->key_len);
+      const char* value = static_cast<const char*>(m->payload);
+      std::int64_t count = -1;
+      if (std::from_chars(value, value + m->len, count).ptr != value + m->len) count = -1;
+      seen[word].push_back(count);
+      const auto it = expected.find(word);
+      if (it != expected.end() && it->second == count) {
+        incomplete.erase(word);
+      } else {
+        incomplete.insert(word);  // not (or no longer) at its total
+      }
+    }
+    rd_kafka_message_destroy(m);
+  }
+  stop_job();
+  restored += restored_from(final_out) > 0 ? 1 : 0;
+  std::printf("%d of %d starts restored from a checkpoint\n", restored, kills + 1);
+
+  std::string missing;
+  for (const auto& word : incomplete) {
+    const auto& values = seen[word];
+    missing += " " + word + " (last " + (values.empty() ? "none" : std::to_string(values.back())) +
+               " of " + std::to_string(expected.contains(word) ? expected[word] : 0) + ")";
+  }
+  for (const auto& [p, end] : ends ? *ends : std::map<std::int32_t, std::int64_t>{}) {
+    if (!eof_at.contains(p) || eof_at[p] < end) missing += " partition " + std::to_string(p);
+  }
+  ASSERT_TRUE(incomplete.empty() && ends && at_ends())
+      << "within 120 s, not every count was read back (nor every committed record); missing:"
+      << missing;
+  std::int64_t records = 0;
+  for (const auto& [word, values] : seen) {
+    ASSERT_TRUE(expected.contains(word)) << "a word not in the input: '" << word << "'";
+    records += std::int64_t(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      ASSERT_EQ(values[i], std::int64_t(i + 1))
+          << "word " << word << ": update " << i << " of " << values.size() << " read ("
+          << expected[word] << " expected)";
+    }
+    ASSERT_EQ(std::int64_t(values.size()), expected[word]) << "word " << word;
+  }
+  EXPECT_EQ(records, word_total);
+  if (kills > 0) {
+    EXPECT_GE(restored, 1) << "no start restored from a checkpoint: the kills tested nothing";
+  }
+}
