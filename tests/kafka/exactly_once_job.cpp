@@ -57,6 +57,41 @@ struct split_words : flow::node<kafka::record, std::string> {
 
 using word_count = spate::test::keyed_word_count;
 
+// Crash points for the kill test: SPATE_CRASH_AT_COMMIT=before:N (or after:N) ends the
+// process (std::_Exit, as abrupt as SIGKILL) just before (after) the sink commits the N-th
+// transaction that carries input offsets. "before" is the window T5 is for: the checkpoint's
+// manifest is durable, its transaction not committed, so a restart must restore the previous
+// one; "after" is a commit made and older checkpoints not yet retired. It prints what the
+// restart must restore first ("expect_restore N").
+template <class ToMessage>
+struct crashing_sink : kafka::detail::producer_writer<update, ToMessage, true> {
+  using base = kafka::detail::producer_writer<update, ToMessage, true>;
+  bool before = true;
+  int at = 0;                        // the N-th commit with offsets
+  int seen = 0;                      // commits with offsets so far (the coordinator's thread)
+  std::uint64_t committed_last = 0;  // (not last_committed: that is the base's T5)
+  crashing_sink(kafka::producer_options o, ToMessage m, bool before_commit, int nth)
+      : base(std::move(o), std::move(m)), before(before_commit), at(nth) {}
+
+  bool commit(const flow::checkpoint_commit& done) {
+    bool offsets = false;
+    for (const auto& [source, bytes] : done.positions) {
+      offsets = offsets || !state::from_bytes<kafka::source_position>(bytes).next_offsets.empty();
+    }
+    const bool crash = offsets && !done.at_end && ++seen == at;
+    if (crash && before) crash_expecting(committed_last);
+    const bool committed = base::commit(done);
+    if (committed && offsets) committed_last = done.id;
+    if (crash) crash_expecting(done.id);
+    return committed;
+  }
+  [[noreturn]] static void crash_expecting(std::uint64_t id) {
+    std::printf("expect_restore %llu\n", static_cast<unsigned long long>(id));
+    std::fflush(stdout);
+    std::_Exit(86);
+  }
+};
+
 std::runtime_error call_failed(const char* call, int error) {
   return std::runtime_error(std::string(call) + ": " + std::strerror(error));
 }
@@ -106,11 +141,11 @@ int main(int argc, char** argv) {
   kafka::producer_options out;
   out.brokers = brokers;
   out.topic = output;
-  out.transactional_id = group + "-tx";
+  out.transactional_id = group + "-tx";  // a restart fences the killed process's producer
   if (const char* d = std::getenv("SPATE_JOB_KAFKA_DEBUG")) {
-    out.settings["debug"] = d;
+    out.settings["debug"] = d;  // librdkafka's debug contexts ("eos,msg"), for debugging
     spate::log::set_min_level(spate::log::level::debug);
-  }  // a restart fences the killed process's producer
+  }
 
   flow::checkpoint_options checkpoints;
   checkpoints.directory = directory;
@@ -126,11 +161,29 @@ int main(int argc, char** argv) {
     auto to_message = [](update& u) {
       return kafka::message{std::move(u.first), std::to_string(u.second), std::nullopt};
     };
-    flow::graph g(flow::pipeline(kafka::source(in), splitter,
-                                 flow::farm(word_count{}, 2,
-                                            flow::by_key{[](const std::string& w) { return w; }}),
-                                 kafka::exactly_once_sink<update>(out, to_message)),
-                  options);
+    auto counting =
+        flow::farm(word_count{}, 2, flow::by_key{[](const std::string& w) { return w; }});
+    std::optional<flow::graph> built;
+    const char* crash = std::getenv("SPATE_CRASH_AT_COMMIT");
+    if (crash != nullptr) {
+      const std::string point = crash;
+      const bool before = point.rfind("before:", 0) == 0;
+      if (!before && point.rfind("after:", 0) != 0) {
+        throw std::invalid_argument("SPATE_CRASH_AT_COMMIT='" + point + "': before:N or after:N");
+      }
+      const int nth = std::atoi(point.c_str() + point.find(':') + 1);
+      built.emplace(flow::pipeline(kafka::source(in), splitter, counting,
+                                   flow::make_stage<crashing_sink<decltype(to_message)>>(
+                                       out, to_message, before, nth)
+                                       .named("kafka(" + output + ")")
+                                       .on_dedicated_thread()),
+                    options);
+    } else {
+      built.emplace(flow::pipeline(kafka::source(in), splitter, counting,
+                                   kafka::exactly_once_sink<update>(out, to_message)),
+                    options);
+    }
+    flow::graph& g = *built;
     g.start(rt, [main_thread, &ended](const std::string&) {
       ended.store(true, std::memory_order_release);
       pthread_kill(main_thread, SIGUSR1);  // blocked there: pending until sigwait() takes it

@@ -6,6 +6,9 @@
 // of a run that was killed is never committed, or committed with the input offsets and the
 // state that produced it).
 //
+// Before the random kills, two crashes at chosen points check that a restart restores the
+// checkpoint whose transaction was committed last (see the crash rounds below).
+//
 // SPATE_EXACTLY_ONCE_KILLS sets the number of kills (default 6); SPATE_EXACTLY_ONCE_SEED the
 // kill delays' seed (default: random, printed).
 #include <fcntl.h>
@@ -67,10 +70,16 @@ std::runtime_error call_failed(const std::string& call, int error) {
 // killed and reaped: no job outlives the test.
 class child {
  public:
-  child(const std::vector<std::string>& args, const fs::path& out) {
+  // `env`: variables ("NAME=value") added to the test's environment.
+  child(const std::vector<std::string>& args, const fs::path& out,
+        const std::vector<std::string>& env = {}) {
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     if (const int rc = ::posix_spawn_file_actions_init(&actions); rc != 0) {
       throw call_failed("posix_spawn_file_actions_init", rc);
@@ -82,7 +91,7 @@ class child {
         rc != 0) {
       throw call_failed("posix_spawn_file_actions_addopen " + out.string(), rc);
     }
-    if (const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    if (const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
         rc != 0) {
       throw call_failed("posix_spawn " + args[0], rc);
     }
@@ -130,13 +139,21 @@ std::string describe(int status) {
   return "status " + std::to_string(status);
 }
 
-// The checkpoint a start restored from (its "restored_from N" line); 0: none, or killed
-// before it printed.
-std::uint64_t restored_from(const fs::path& out) {
+// The number on a job's "<key> N" line; nullopt when it printed none (killed before).
+std::optional<std::uint64_t> printed(const fs::path& out, const std::string& key) {
   std::ifstream in(out);
   std::string word;
   std::uint64_t id = 0;
-  return in >> word >> id && word == "restored_from" ? id : 0;
+  while (in >> word >> id) {
+    if (word == key) return id;
+  }
+  return std::nullopt;
+}
+
+// The checkpoint a start restored from (its "restored_from N" line); 0: none, or killed
+// before it printed.
+std::uint64_t restored_from(const fs::path& out) {
+  return printed(out, "restored_from").value_or(0);
 }
 
 struct temp_dir {
@@ -240,6 +257,25 @@ TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
                                         (dir.path / "checkpoints").string(),
                                         "100",
                                         "100"};  // 100 us per line: 3 s for the input
+  // Crash points first (exactly_once_job's SPATE_CRASH_AT_COMMIT): just before the 3rd
+  // commit that carries input offsets (its checkpoint is durable, its transaction is not),
+  // then just after the 3rd commit of the next start (before older checkpoints retire).
+  // Each next start must restore exactly the checkpoint whose transaction was committed last.
+  std::optional<std::uint64_t> expect;
+  for (const std::string point : {"before:3", "after:3"}) {
+    const fs::path out = dir.path / ("crash-" + point.substr(0, point.find(':')) + ".out");
+    child running(job, out, {"SPATE_CRASH_AT_COMMIT=" + point});
+    const std::optional<int> status = running.wait_for(60s);
+    ASSERT_TRUE(status.has_value()) << point << ": no crash within 60 s";
+    ASSERT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 86)
+        << point << ": the job ended otherwise: " << describe(*status);
+    if (expect) {
+      EXPECT_EQ(restored_from(out), *expect) << "the start after " << point;
+    }
+    expect = printed(out, "expect_restore");
+    ASSERT_TRUE(expect.has_value()) << point;
+    ASSERT_GT(*expect, 0u) << point;
+  }
   int restored = 0;
   for (int r = 0; r < kills; ++r) {
     const fs::path out = dir.path / ("round-" + std::to_string(r) + ".out");
@@ -251,6 +287,9 @@ TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
     ASSERT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL)
         << "round " << r << ": the job ended before it was killed: " << describe(*status);
     restored += restored_from(out) > 0 ? 1 : 0;
+    if (r == 0 && printed(out, "restored_from")) {
+      EXPECT_EQ(restored_from(out), *expect) << "the start after the crash just after a commit";
+    }
   }
 
   // The last start runs until every word's final count is committed and read back.

@@ -1,8 +1,8 @@
 // Against a real broker: Apache Kafka in KRaft mode, started for these tests by
 // tools/kafka/broker (a CTest fixture; its address comes in SPATE_KAFKA_BROKERS).
-#include "../test_runtime.hpp"
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
+#include "../test_runtime.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -32,7 +32,9 @@ std::string brokers() {
   return b;
 }
 
-spate::runtime& rt() { return spate::test::shared_runtime(); }
+spate::runtime& rt() {
+  return spate::test::shared_runtime();
+}
 
 // A fresh topic per test (the broker outlives the tests of one ctest run).
 std::string fresh_topic(const std::string& prefix, int partitions) {

@@ -119,6 +119,15 @@ class node_task final : public node_task_base {
                                        { n.apply(item) } -> std::same_as<out_type>;
                                      };
 
+  // A node that means to commit at checkpoints but misses part of it (a member hiding one
+  // of the functions) would never commit: its output would never become visible.
+  static_assert(
+      !requires(N& n, std::uint64_t id) { n.prepare_commit(id); } || committing_node<N>,
+      "spate::flow: a node with prepare_commit() must be a committing_node: "
+      "bool commit(const checkpoint_commit&), abort_commit(id) and "
+      "std::optional<std::uint64_t> last_committed(const checkpoint_commit&) const "
+      "(flow/checkpoints.hpp)");
+
   // Nodes woken from outside as well as by input (flow/wake_timer.hpp).
   static constexpr bool woken_from_outside = !is_source && requires(N& n, const N& c) {
     { c.has_news() } -> std::convertible_to<bool>;
