@@ -112,7 +112,16 @@ void checkpoint_coordinator::restore() {
     }
   }
   for (std::size_t i = 0; i < graph_.tasks().size(); ++i) {
-    if (graph_.tasks()[i]->commits()) committers_.push_back(i);
+    const auto& t = graph_.tasks()[i];
+    if (!t->commits()) continue;
+    committers_.push_back(i);
+    // T4: it may wait for a checkpoint's outcome, which a pool worker must never do.
+    if (!t->on_dedicated_thread()) {
+      refused += (refused.empty() ? "" : "; ") +
+                 ("'" + t->name() +
+                  "' commits output at checkpoints and may wait for one's outcome, so it must "
+                  "run on a thread of its own (node_stage::on_dedicated_thread())");
+    }
   }
   if (committers_.size() > 1) {
     refused += (refused.empty() ? "" : "; ") + ("'" + graph_.tasks()[committers_[0]]->name() +

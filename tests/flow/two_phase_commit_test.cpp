@@ -273,8 +273,21 @@ TEST(two_phase_commit, two_committing_nodes_are_refused) {
   flow::graph g(
       flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return key_of(i); }),
                      flow::farm(counter{}, 2, flow::by_key{[](const int& k) { return k; }}),
-                     flow::as_stage(committing_relay{}).named("relay"),
+                     flow::as_stage(committing_relay{}).named("relay").on_dedicated_thread(),
                      flow::make_stage<committing_sink>(store).named("ledger")),
       flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
   expect_refused(g, rt, "'relay' and 'ledger' both commit output at checkpoints");
+}
+
+// A committing node on a pool worker could block it at the end of the input: refused.
+TEST(two_phase_commit, a_committing_node_on_the_pool_is_refused) {
+  temp_dir dir;
+  spate::runtime rt(runtime_with(workers(1)));
+  auto store = std::make_shared<ledger>();
+  flow::graph g(
+      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return key_of(i); }),
+                     flow::farm(counter{}, 2, flow::by_key{[](const int& k) { return k; }}),
+                     flow::make_stage<committing_sink>(store).named("ledger")),
+      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
+  expect_refused(g, rt, "'ledger' commits output at checkpoints and may wait");
 }

@@ -54,7 +54,8 @@
 //       commit({last complete id, the ended sources' last positions, at_end = true}) commits
 //       what is left, before on_stop(). A node that prepared a checkpoint whose outcome has
 //       not come yet waits for it first (it comes: every task has answered that checkpoint
-//       or ended), so a committing node runs on a dedicated thread (kafka's does).
+//       or ended), so a committing node runs on a dedicated thread (kafka's does; refused
+//       at start otherwise).
 //   T5. Restore: before anything starts, last_committed(newest) asks the node which
 //       checkpoint its outside world saw committed last (`newest` names the newest complete
 //       checkpoint, its positions telling it where to look). The graph restores exactly that

@@ -117,9 +117,11 @@ class builder {
     auto& stats = state_.add_stats(std::move(name), kind);
     executor* runs_on = &pool_;
     if (stage.options.dedicated_thread) runs_on = &start_thread_(stage.options.pin_to_cpu);
-    return adopt(
+    auto* task = adopt(
         std::make_unique<node_task<N, Mode, KeyFn>>(stage.make(), stats, replica, replicas, key),
         *runs_on);
+    task->set_dedicated_thread(stage.options.dedicated_thread);
+    return task;
   }
 
   // Gives a new task its executor and the graph's options, and hands it to the graph.

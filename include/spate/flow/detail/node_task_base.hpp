@@ -46,6 +46,8 @@ class SPATE_API node_task_base : public unit {
   // Items one activation may handle; 0 takes the executor's budget (graph_options).
   void set_items_per_activation(std::size_t n) noexcept { items_per_activation_ = n; }
   void set_measure_busy_time(bool on) noexcept { measure_busy_ = on; }
+  void set_dedicated_thread(bool on) noexcept { dedicated_thread_ = on; }
+  bool on_dedicated_thread() const noexcept { return dedicated_thread_; }
   // The pool whose timers serve this task's node (flow/wake_timer.hpp); null before the
   // graph starts and after the task finished.
   worker_pool* timer_pool() const noexcept { return graph_ ? graph_->pool() : nullptr; }
@@ -234,6 +236,7 @@ class SPATE_API node_task_base : public unit {
  private:
   std::size_t items_per_activation_ = 0;
   bool measure_busy_ = false;
+  bool dedicated_thread_ = false;  // a thread of its own, not the pool (builder)
   std::chrono::steady_clock::time_point activation_start_{};
   std::shared_ptr<graph_state> graph_;
   const std::atomic<bool>* graph_cancelled_ = nullptr;
