@@ -449,7 +449,11 @@ void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) 
   }
   bool fail_graph = false;
   lock.lock();
-  if (p.failure.empty()) {
+  if (p.failure.empty() && !committed) {
+    // Durable but not committed (cancelled, or the committer failed the graph): not a
+    // restart point the outside world agrees with, and no more checkpoints.
+    graph_failed_ = true;
+  } else if (p.failure.empty()) {
     failures_in_a_row_ = 0;
     ++stats_.completed;
     stats_.last_id = p.id;
@@ -481,7 +485,7 @@ void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) 
                                     store_->directory().string() + " failed: " + p.failure)));
     lock.lock();
   }
-  if (!committed) graph_failed_ = true;  // the committer failed the graph
+  if (!committed) graph_failed_ = true;  // cancelled, or the committer failed the graph
   if (p.failure.empty() && committed && options_.on_complete) {
     lock.unlock();
     options_.on_complete(p.id);
@@ -493,14 +497,25 @@ void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) 
 
 namespace spate::flow::detail {
 
-// C5 (without the lock): T2 for a complete checkpoint, T3 for one that failed. False: a
-// commit threw, and the graph fails (the sink's output since the last commit is redone).
+// C5 (without the lock): T2 for a complete checkpoint, T3 for one that failed. False: not
+// committed, because the graph was cancelled or because a commit failed, which fails the
+// graph (the sink's output since its last commit is redone at the restart).
 bool checkpoint_coordinator::commit_to_committers(const pending_checkpoint& p) {
   for (const std::size_t i : committers_) {
     node_task_base& t = *graph_.tasks()[i];
     try {
       if (p.failure.empty()) {
-        if (!t.commit(commit_of(p.manifest))) return false;  // cancelled: not committed
+        if (!t.commit(commit_of(p.manifest))) {
+          // Allowed only when cancelled: a node that holds output back until its commit
+          // would otherwise wait for good, with no checkpoint coming to release it.
+          if (!graph_.cancelled()) {
+            graph_.fail_unless_finished(
+                t.name(), std::make_exception_ptr(std::logic_error(
+                              "did not commit checkpoint " + std::to_string(p.id) +
+                              " though the graph was not cancelled (commit() returned false)")));
+          }
+          return false;
+        }
       } else if (p.acknowledged[i]) {
         t.abort_commit(p.id);  // T3: only a node that prepared it
       }

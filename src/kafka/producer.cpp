@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -183,20 +184,34 @@ void producer::abort_commit(std::uint64_t id) {
 namespace {
 constexpr std::string_view metadata_prefix = "spate checkpoint ";
 constexpr std::string_view at_end_suffix = " end";
+constexpr std::chrono::milliseconds retry_backoff{100};
 constexpr const char* no_kafka_source =
     "exactly_once_sink needs a kafka::source in the graph: its transactions carry that "
     "source's offsets, which tell a restart which checkpoint's output was committed";
 
-// The Kafka source positions among a checkpoint's.
+// The Kafka source positions among a checkpoint's. Every source must be a Kafka source: a
+// transaction can carry only Kafka offsets, and output from another source would be
+// committed without anything telling a restart so (it would be written again).
 std::vector<std::pair<std::string, source_position>> kafka_positions(
     const flow::checkpoint_commit& done) {
   std::vector<std::pair<std::string, source_position>> found;
   for (const auto& [source, bytes] : done.positions) {
+    bool tagged = false;
     try {
-      found.emplace_back(source, spate::state::from_bytes<source_position>(bytes));
+      spate::state::byte_reader in(bytes);
+      tagged = spate::state::decode<std::string>(in) == spate::state::codec<source_position>::tag;
     } catch (const std::exception&) {
-      // not a Kafka source's
+      // not a string first: not a Kafka source's
     }
+    if (!tagged) {
+      throw std::invalid_argument(
+          "exactly_once_sink needs every source of the graph to be a "
+          "kafka::source (its transactions can carry only Kafka "
+          "offsets), but '" +
+          source + "' is not");
+    }
+    // Tagged: a decoding error here is a damaged position, and says so.
+    found.emplace_back(source, spate::state::from_bytes<source_position>(bytes));
   }
   return found;
 }
@@ -243,8 +258,9 @@ bool producer::commit(const flow::checkpoint_commit& done) {
     if (state_->interrupted.load()) return false;
     rd_kafka_error_t* error = rd_kafka_commit_transaction(state_->handle, millis_left(deadline));
     if (error != nullptr && rd_kafka_error_is_retriable(error) &&
-        std::chrono::steady_clock::now() < deadline) {
+        std::chrono::steady_clock::now() + retry_backoff < deadline) {
       rd_kafka_error_destroy(error);
+      std::this_thread::sleep_for(retry_backoff);  // before the same call again
       continue;
     }
     check(error, "committing the transaction of checkpoint " + std::to_string(done.id));
@@ -276,8 +292,28 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
     // producer's connection settings (security and the like).
     std::map<std::string, std::string> settings;
     for (const auto& [key, value] : options.settings) {
-      for (const char* shared : {"security.", "sasl.", "ssl.", "client.", "socket.", "broker."}) {
-        if (key.rfind(shared, 0) == 0) settings[key] = value;
+      // Everything but what only a producer takes (librdkafka would warn of each).
+      static constexpr std::string_view producer_only[] = {"transactional.id",
+                                                           "transaction.timeout.ms",
+                                                           "enable.idempotence",
+                                                           "acks",
+                                                           "linger.ms",
+                                                           "batch.size",
+                                                           "batch.num.messages",
+                                                           "compression.type",
+                                                           "compression.codec",
+                                                           "queue.buffering.max.messages",
+                                                           "queue.buffering.max.kbytes",
+                                                           "queue.buffering.max.ms",
+                                                           "message.timeout.ms",
+                                                           "delivery.timeout.ms",
+                                                           "retries",
+                                                           "partitioner",
+                                                           "request.required.acks",
+                                                           "enable.gapless.guarantee"};
+      if (std::find(std::begin(producer_only), std::end(producer_only), key) ==
+          std::end(producer_only)) {
+        settings[key] = value;
       }
     }
     settings["bootstrap.servers"] = options.brokers;

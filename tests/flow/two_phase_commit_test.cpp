@@ -97,7 +97,9 @@ struct committing_sink : flow::node<count_update, void> {
     if (store->lose_commits_after != 0 && done.id > store->lose_commits_after) return;
     store->committed.insert(store->committed.end(), pending.begin(), pending.end());
     pending.clear();
-    store->last_id = done.id;
+    // T4's id is a label (the last checkpoint complete when the input ended): never older
+    // than what was committed before.
+    if (!done.at_end || !store->last_id || *store->last_id < done.id) store->last_id = done.id;
   }
   // graph::cancel() (a failed commit fails the graph): no outcome is coming.
   void interrupt() noexcept {

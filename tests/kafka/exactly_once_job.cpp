@@ -82,7 +82,7 @@ struct crashing_sink : kafka::detail::producer_writer<update, ToMessage, true> {
     if (crash && before) crash_expecting(committed_last);
     const bool committed = base::commit(done);
     if (committed && offsets) committed_last = done.id;
-    if (crash) crash_expecting(done.id);
+    if (crash) crash_expecting(committed ? done.id : committed_last);
     return committed;
   }
   [[noreturn]] static void crash_expecting(std::uint64_t id) {
@@ -142,6 +142,10 @@ int main(int argc, char** argv) {
   out.brokers = brokers;
   out.topic = output;
   out.transactional_id = group + "-tx";  // a restart fences the killed process's producer
+  // Within the kill test's 20 s for SIGTERM: a commit in progress, the abort, the source
+  // leaving its group.
+  out.commit_timeout = std::chrono::seconds(5);
+  in.shutdown_timeout = std::chrono::seconds(2);
   if (const char* d = std::getenv("SPATE_JOB_KAFKA_DEBUG")) {
     out.settings["debug"] = d;  // librdkafka's debug contexts ("eos,msg"), for debugging
     spate::log::set_min_level(spate::log::level::debug);

@@ -44,18 +44,22 @@
 //   T2. Once checkpoint n is durable (its manifest renamed into place), on the coordinator's
 //       thread: commit({n, positions}) makes it visible, together with the sources' positions
 //       at barrier n when the outside world can hold them (a Kafka transaction's offsets),
-//       and returns true; false when it did not commit (the graph is being cancelled). Older
-//       checkpoints are retired, and on_complete runs, only after a commit returned true. A
-//       commit that throws fails the graph, unless it was cancelled (the restart redoes the
-//       output from the last committed checkpoint).
+//       and returns true; false only when it did not commit because the graph is being
+//       cancelled (false otherwise fails the graph). Older checkpoints are retired, and
+//       on_complete runs, only after a commit returned true. A commit that throws fails the
+//       graph, unless it was cancelled (the restart redoes the output from the last
+//       committed checkpoint).
 //   T3. A checkpoint that fails or is abandoned: abort_commit(n). What was prepared stays
 //       pending and goes with the next checkpoint's commit.
 //   T4. A committing node's inputs end (the input is finished, not cancelled): on its thread,
 //       commit({last complete id, the ended sources' last positions, at_end = true}) commits
-//       what is left, before on_stop(). A node that prepared a checkpoint whose outcome has
-//       not come yet waits for it first (it comes: every task has answered that checkpoint
-//       or ended), so a committing node runs on a dedicated thread (kafka's does; refused
-//       at start otherwise).
+//       what is left, before on_stop() (false: not committed, the graph is being cancelled;
+//       the node then ends with on_cancel). The id is the last checkpoint complete when the
+//       input ended: one the node commits while it waits (below) may be newer, so it is a
+//       label, not what the node committed last. A node that prepared a checkpoint whose outcome
+//       has not come yet waits for it first (it comes: every task has answered that checkpoint or
+//       ended), so a committing node runs on a dedicated thread (kafka's does; refused at start
+//       otherwise).
 //   T5. Restore: before anything starts, last_committed(newest) asks the node which
 //       checkpoint its outside world saw committed last (`newest` names the newest complete
 //       checkpoint, its positions telling it where to look). The graph restores exactly that

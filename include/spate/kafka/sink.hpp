@@ -36,9 +36,15 @@
 // becomes visible once per checkpoint interval, which must stay well below the broker's
 // transaction timeout (transaction.timeout.ms, 60 s here).
 //
-// Time bounds: the flush at a barrier, and a commit (its offsets, then the commit, retried
-// while librdkafka calls the error retriable), each take at most commit_timeout; past it, or
-// on any other error, the graph fails (a restart redoes the output since the last commit).
+// Every source of the graph must be a kafka::source (a transaction carries only Kafka
+// offsets); another source is refused at the first commit or restore.
+//
+// Time bounds: the flush at a barrier, and a commit (the offsets, then the commit itself,
+// which is retried while librdkafka calls its error retriable), each take at most
+// commit_timeout; past it, or on any other error, the graph fails (a restart redoes the
+// output since the last commit). A restore first fences the killed run's producer and
+// reads the group's offsets, each within commit_timeout, inside graph::start(), which a
+// cancel does not shorten.
 // A cancel stops a commit between its broker calls, but waits for the call in progress:
 // graph::wait() returns within commit_timeout, plus the abort of the open transaction
 // (commit_timeout, 5 s at most), plus the Kafka source's shutdown_timeout.

@@ -97,6 +97,7 @@ struct source_position {
   std::string group;                                  ///< the consumer group
   std::string topic;                                  ///< the topic
   std::map<std::int32_t, std::int64_t> next_offsets;  ///< partition -> first offset not sent
+  /// Equal when group, topic and every offset are.
   friend bool operator==(const source_position&, const source_position&) = default;
 };
 
@@ -179,13 +180,16 @@ namespace spate::state {
 /// sources' positions.
 template <>
 struct codec<kafka::source_position> {
+  /// Written first: a sink tells a Kafka source's position from other sources' by it.
   static constexpr std::string_view tag = "spate::kafka::source_position/1";
+  /// The tag, the group, the topic, then the offsets.
   static void encode(const kafka::source_position& p, byte_writer& out) {
     state::encode(std::string(tag), out);
     state::encode(p.group, out);
     state::encode(p.topic, out);
     state::encode(p.next_offsets, out);
   }
+  /// Throws decode_error for bytes without the tag (another source's position).
   static kafka::source_position decode(byte_reader& in) {
     if (state::decode<std::string>(in) != tag) {
       in.fail_at(0, "a Kafka source position", "it is not tagged as one");

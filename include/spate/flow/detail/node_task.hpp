@@ -269,7 +269,11 @@ class node_task final : public node_task_base {
       // outputs look like the end of the stream: the stream did not end, so no on_stop.
       if (graph().cancelled()) return end_as_cancelled();
       stopped_ = true;
-      if (checkpoints_ != nullptr && !at_end_of_input()) return end_cancelled(port_ptr(), inputs_);
+      if (checkpoints_ != nullptr) {
+        const end_commit ended = at_end_of_input();
+        if (ended == end_commit::failed) return end_cancelled(port_ptr(), inputs_);
+        if (ended == end_commit::not_committed) return end_as_cancelled();
+      }
       if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
       count_out();
       if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
@@ -442,15 +446,20 @@ class node_task final : public node_task_base {
 
   // The input ended (not cancelled), before on_stop: a source's last position goes to the
   // coordinator before its outputs close (so a committing node downstream, which sees the
-  // close, finds it there), and a committing node commits what is left (T4). False: failed.
-  bool at_end_of_input() {
-    return guarded([&] {
+  // close, finds it there), and a committing node commits what is left (T4); a commit
+  // that did not happen (the graph is being cancelled) ends the node as cancelled.
+  enum class end_commit { done, not_committed, failed };
+  end_commit at_end_of_input() {
+    bool committed = true;
+    const bool ok = guarded([&] {
       if constexpr (positioned_source<N>) {
         checkpoints_->source_ended(checkpoint_index_,
                                    state::to_bytes(std::as_const(node_).checkpoint_position()));
       }
-      if constexpr (committing_node<N>) node_.commit(checkpoints_->commit_at_end());
+      if constexpr (committing_node<N>) committed = node_.commit(checkpoints_->commit_at_end());
     });
+    if (!ok) return end_commit::failed;
+    return committed ? end_commit::done : end_commit::not_committed;
   }
 
   template <class M>
