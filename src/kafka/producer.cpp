@@ -168,7 +168,14 @@ bool producer::await_outcome() {
 void producer::prepare_commit(std::uint64_t id) {
   // Delivered (durable, not yet visible) before the acknowledgement, as Flink's preCommit:
   // a failed message fails this checkpoint's node, not a commit after the manifest.
-  flush(state_->commit_timeout);
+  try {
+    flush(state_->commit_timeout);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string(e.what()) +
+                             " (flushing the transaction at the barrier "
+                             "of checkpoint " +
+                             std::to_string(id) + ")");
+  }
   state_->prepared.store(id, std::memory_order_release);
 }
 

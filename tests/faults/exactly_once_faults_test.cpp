@@ -163,8 +163,9 @@ struct committed_job {
   }
 };
 
-// The broker goes away after a commit: the next commit fails after commit_timeout and fails
-// the graph, naming the sink; nothing waits longer.
+// The broker goes away after a commit: the flush at the next barrier, or the next commit,
+// fails after commit_timeout and fails the graph, naming the sink and the checkpoint;
+// nothing waits longer.
 TEST(exactly_once_faults, a_broker_that_goes_away_fails_the_next_commit_in_bounded_time) {
   mock_cluster cluster;
   committed_job running(cluster, "away");
