@@ -31,6 +31,7 @@ struct producer::state {
   std::atomic<bool> failed{false};
   std::atomic<bool> interrupted{false};
   bool transactional = false;
+  std::string transactional_id;
   std::chrono::milliseconds commit_timeout{};
   // T1..T4: the checkpoint whose flushed transaction waits for its outcome (0: none). Set by
   // the sink's thread (T1), cleared under `outcome_mutex` by the commit or abort_commit that
@@ -94,18 +95,32 @@ producer::producer(const producer_options& options, bool transactional)
     rd_kafka_conf_destroy(conf);  // still ours when rd_kafka_new fails
     throw std::runtime_error(state_->where + ": " + error);
   }
-  if (transactional) {
-    // Fences the producer of an earlier run with this transactional.id, aborting its open
-    // transaction (what it wrote after its last commit), then opens ours.
-    try {
-      check(rd_kafka_init_transactions(state_->handle, timeout_ms(options.commit_timeout)),
-            "init_transactions (transactional.id '" + options.transactional_id + "')");
-      check(rd_kafka_begin_transaction(state_->handle), "begin_transaction");
-    } catch (...) {
-      rd_kafka_destroy(state_->handle);
-      throw;
+  state_->transactional_id = options.transactional_id;
+}
+
+bool producer::start_transactions() {
+  // Fences the producer of an earlier run with this transactional.id, aborting its open
+  // transaction (what it wrote after its last commit), then opens ours. In slices, so that
+  // interrupt() ends the wait: a timed-out init_transactions may be called again.
+  constexpr std::chrono::milliseconds slice{250};
+  const auto deadline = std::chrono::steady_clock::now() + state_->commit_timeout;
+  while (true) {
+    if (state_->interrupted.load()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    rd_kafka_error_t* error = rd_kafka_init_transactions(
+        state_->handle,
+        timeout_ms(std::min<std::chrono::milliseconds>(
+            slice, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now))));
+    if (error != nullptr && rd_kafka_error_is_retriable(error) &&
+        std::chrono::steady_clock::now() < deadline) {
+      rd_kafka_error_destroy(error);
+      continue;
     }
+    check(error, "init_transactions (transactional.id '" + state_->transactional_id + "')");
+    break;
   }
+  check(rd_kafka_begin_transaction(state_->handle), "begin_transaction");
+  return true;
 }
 
 int producer::timeout_ms(std::chrono::milliseconds t) {
@@ -291,7 +306,10 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
   // Fenced first: init_transactions() aborts a killed run's transaction that holds offsets
   // not yet committed (the offsets read below would wait for it, and a run still alive, a
   // zombie, could otherwise commit after they were read).
-  { const producer fence(options, true); }
+  {
+    producer fence(options, true);
+    fence.start_transactions();
+  }
   for (const auto& [source, position] : sources) {
     const source_position* at = &position;
     if (at->next_offsets.empty()) continue;

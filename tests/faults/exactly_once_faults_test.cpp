@@ -125,6 +125,30 @@ TEST(exactly_once_faults, a_sink_that_reaches_no_broker_fails_after_commit_timeo
   EXPECT_LT(took->count(), 10'000);
 }
 
+// A cancel while the sink waits for a broker that is not there (init_transactions, with a
+// long commit_timeout) ends the graph at once, not when the wait would have timed out.
+TEST(exactly_once_faults, cancel_ends_a_sink_waiting_for_no_broker_at_start) {
+  temp_dir dir;
+  mock_cluster cluster;
+  cluster.create_topic("in-start", 2);
+  produce(cluster.brokers(), "in-start", 100);
+  auto out = writing(closed_port(), "out");
+  out.commit_timeout = 60s;
+  flow::graph job(
+      flow::pipeline(kafka::source(reading(cluster.brokers(), "in-start", "g-start")),
+                     kafka::exactly_once_sink<kafka::record>(out, as_message)),
+      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
+  job.start(rt());
+  std::this_thread::sleep_for(300ms);  // the sink is in init_transactions by now
+  job.cancel();
+  std::optional<std::chrono::milliseconds> took;
+  const auto [node, what] = failure_of(job, 60s, took);
+  ASSERT_TRUE(took.has_value()) << "the graph did not end";
+  EXPECT_EQ(node, "") << "a cancel is not a failure: " << what;
+  // A slice of init_transactions (250 ms), the source leaving its group (2 s); slack.
+  EXPECT_LT(took->count(), 10'000);
+}
+
 // A Kafka-to-Kafka job with checkpoints every 50 ms over 2,000 records, started, and
 // returned once a checkpoint completed after every record went by: from then on each
 // commit carries input offsets, which only the broker can take.

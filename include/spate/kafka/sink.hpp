@@ -95,9 +95,12 @@ namespace detail {
 /// librdkafka's producer behind a small interface (src/kafka/producer.cpp).
 class SPATE_API producer {
  public:
-  /// A transactional producer when `transactional` (init_transactions, then a transaction
-  /// begun).
+  /// A transactional producer when `transactional` (start_transactions() starts it).
   explicit producer(const producer_options& options, bool transactional = false);
+  /// Transactional only, once, before anything is sent: init_transactions (fencing an earlier
+  /// run's producer with this transactional.id), then a transaction begun. Throws after
+  /// commit_timeout; false when interrupted first.
+  bool start_transactions();
   /// Purges what is not delivered and ignores its reports (no input is marked done), so it
   /// does not wait for the broker and never calls into a source's offset_tracker.
   ~producer();
@@ -156,9 +159,14 @@ class producer_writer : public flow::node<T, void> {
           "(graph_options::checkpoints): its transactions commit at each checkpoint");
     }
     auto created = std::make_shared<producer>(options_, Transactional);
-    const std::lock_guard lock(shared_->mutex);
-    shared_->live = std::move(created);
-    if (shared_->interrupted.load()) shared_->live->interrupt();
+    producer* p = created.get();
+    {
+      const std::lock_guard lock(shared_->mutex);
+      shared_->live = std::move(created);
+      if (shared_->interrupted.load()) shared_->live->interrupt();
+    }
+    // Published first, so that interrupt() ends the wait for the broker here too.
+    if (Transactional) p->start_transactions();
   }
   void consume(T& item) {
     producer* p = shared_->live.get();                        // only this thread changes it
