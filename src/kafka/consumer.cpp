@@ -15,12 +15,7 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 void set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
-  char error[512];
-  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) !=
-      RD_KAFKA_CONF_OK) {
-    rd_kafka_conf_destroy(conf);
-    throw std::invalid_argument("spate::kafka: setting " + key + "=" + value + ": " + error);
-  }
+  set_or_throw(conf, key, value);
 }
 
 // Errors after which reading cannot go on; librdkafka retries the others by itself.

@@ -74,11 +74,7 @@ producer::producer(const producer_options& options, bool transactional)
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char error[512];
   auto set = [&](const std::string& key, const std::string& value) {
-    if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) !=
-        RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      throw std::invalid_argument("spate::kafka: setting " + key + "=" + value + ": " + error);
-    }
+    set_or_throw(conf, key, value);
   };
   set("bootstrap.servers", options.brokers);
   set("linger.ms", "5");
@@ -310,9 +306,8 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
     producer fence(options, true);
     fence.start_transactions();
   }
-  for (const auto& [source, position] : sources) {
-    const source_position* at = &position;
-    if (at->next_offsets.empty()) continue;
+  for (const auto& [source, at] : sources) {
+    if (at.next_offsets.empty()) continue;
     // A consumer handle that joins nothing: it only asks the group coordinator, through the
     // producer's connection settings (security and the like).
     std::map<std::string, std::string> settings;
@@ -342,16 +337,10 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
       }
     }
     settings["bootstrap.servers"] = options.brokers;
-    settings["group.id"] = at->group;
+    settings["group.id"] = at.group;
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    for (const auto& [key, value] : settings) set_or_throw(conf, key, value, where);
     char error[512];
-    for (const auto& [key, value] : settings) {
-      if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) !=
-          RD_KAFKA_CONF_OK) {
-        rd_kafka_conf_destroy(conf);
-        throw std::invalid_argument(where + ": setting " + key + "=" + value + ": " + error);
-      }
-    }
     log_through_spate(conf);
     rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
     if (consumer == nullptr) {
@@ -359,9 +348,9 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
       throw std::runtime_error(where + ": " + error);
     }
     rd_kafka_topic_partition_list_t* list =
-        rd_kafka_topic_partition_list_new(static_cast<int>(at->next_offsets.size()));
-    for (const auto& [partition, offset] : at->next_offsets) {
-      rd_kafka_topic_partition_list_add(list, at->topic.c_str(), partition);
+        rd_kafka_topic_partition_list_new(static_cast<int>(at.next_offsets.size()));
+    for (const auto& [partition, offset] : at.next_offsets) {
+      rd_kafka_topic_partition_list_add(list, at.topic.c_str(), partition);
     }
     const rd_kafka_resp_err_t failed =
         rd_kafka_committed(consumer, list, timeout_ms(options.commit_timeout));
@@ -369,12 +358,12 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
     std::string problem;
     if (failed) {
       problem =
-          "reading the offsets group '" + at->group + "' committed: " + rd_kafka_err2str(failed);
+          "reading the offsets group '" + at.group + "' committed: " + rd_kafka_err2str(failed);
     }
     for (int i = 0; problem.empty() && i < list->cnt; ++i) {
       const rd_kafka_topic_partition_t& p = list->elems[i];
       if (p.err) {
-        problem = "reading the offset group '" + at->group + "' committed for partition " +
+        problem = "reading the offset group '" + at.group + "' committed for partition " +
                   std::to_string(p.partition) + ": " + rd_kafka_err2str(p.err);
         break;
       }
@@ -382,7 +371,7 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
       const std::string_view tag(static_cast<const char*>(p.metadata), p.metadata_size);
       if (!tag.starts_with(metadata_prefix)) continue;  // committed outside spate's transactions
       if (tag.ends_with(at_end_suffix)) {
-        problem = "group '" + at->group + "' read topic '" + at->topic +
+        problem = "group '" + at.group + "' read topic '" + at.topic +
                   "' to its end in a finished run, which committed it (" + std::string(tag) +
                   "); the state after that checkpoint is not in any checkpoint. Reset the "
                   "group's offsets and use a new checkpoint directory to run the job again";

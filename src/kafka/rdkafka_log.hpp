@@ -3,6 +3,7 @@
 // by default, sent to spate's log instead (component "kafka"), for every handle spate makes.
 #include <librdkafka/rdkafka.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "spate/log/log.hpp"
@@ -22,6 +23,18 @@ inline void rdkafka_log(const rd_kafka_t*, int syslog_level, const char* facilit
   try {
     log::write(severity, "kafka", std::string("librdkafka ") + facility + ": " + text);
   } catch (...) {
+  }
+}
+
+// Sets one property, or destroys `conf` and throws naming the property, the value and
+// librdkafka's reason (prefixed by `where`).
+inline void set_or_throw(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
+                         const std::string& where = "spate::kafka") {
+  char error[512];
+  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) !=
+      RD_KAFKA_CONF_OK) {
+    rd_kafka_conf_destroy(conf);
+    throw std::invalid_argument(where + ": setting " + key + "=" + value + ": " + error);
   }
 }
 
