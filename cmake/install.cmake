@@ -2,8 +2,9 @@
 #
 # Layout under the prefix:
 #   include/spate/...                     the public headers
-#   lib/libspate.{a,so.*}                 the core library; libspate_kafka and
-#   lib/libspate_observe_http             libspate_observe_http when they were built
+#   lib/libspate.{a,so.*}                 the core library; libspate_kafka,
+#   lib/libspate_observe_http             libspate_observe_http and libspate_rocksdb
+#   lib/libspate_rocksdb                  when they were built
 #   lib/cmake/spate/                      the CMake package: spate-config.cmake, its version
 #                                         file and one targets file per component
 #   lib/pkgconfig/spate*.pc               pkg-config files
@@ -33,8 +34,13 @@ if(TARGET spate_observe_http)
   spate_install_component(spate_observe_http observe_http)
   list(APPEND spate_installed_components observe_http)
 endif()
+if(TARGET spate_rocksdb)
+  spate_install_component(spate_rocksdb rocksdb)
+  list(APPEND spate_installed_components rocksdb)
+endif()
 
-# The exported targets' names are spate::spate, spate::kafka and spate::observe_http, as the
+# The exported targets' names are spate::spate, spate::kafka, spate::observe_http and
+# spate::rocksdb, as the
 # build tree's aliases (so add_subdirectory and find_package read the same).
 set_target_properties(spate PROPERTIES EXPORT_NAME spate)
 if(TARGET spate_kafka)
@@ -42,6 +48,9 @@ if(TARGET spate_kafka)
 endif()
 if(TARGET spate_observe_http)
   set_target_properties(spate_observe_http PROPERTIES EXPORT_NAME observe_http)
+endif()
+if(TARGET spate_rocksdb)
+  set_target_properties(spate_rocksdb PROPERTIES EXPORT_NAME rocksdb)
 endif()
 
 if(BUILD_SHARED_LIBS)
@@ -109,6 +118,10 @@ spate_pkg_config(spate.pc spate
 if(TARGET spate_kafka)
   spate_pkg_config(spate-kafka.pc spate-kafka "spate's Kafka sources and sinks" spate_kafka
                    spate rdkafka)
+endif()
+if(TARGET spate_rocksdb)
+  spate_pkg_config(spate-rocksdb.pc spate-rocksdb "spate's RocksDB keyed state backend"
+                   spate_rocksdb spate rocksdb)
 endif()
 if(TARGET spate_observe_http)
   spate_pkg_config(spate-observe-http.pc spate-observe-http "spate's metrics HTTP endpoint"

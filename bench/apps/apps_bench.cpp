@@ -176,6 +176,15 @@ json fraud_detection(const bench_params& p, bool caf) {
       fd::generate_lines(*model, std::size_t(p.integer("records")), 1), fd::parser(*model));
   const fd::parameters params;
   const exact_outputs<fd::alert> check(shared(fd::sequential(records, s.total, model, params)));
+  if (caf && p.flag("keyed_state")) throw usage_error("apps: keyed_state is spate's, not CAF's");
+  if (!caf && p.flag("keyed_state"))
+    return apps_run::run_spate(
+        p, records, s,
+        [&](auto source, auto sink) {
+          return fd::pipeline<fd::keyed_predictor>(std::move(source), std::move(sink), model,
+                                                   s.replicas, params);
+        },
+        check);
   if (!caf)
     return apps_run::run_spate(
         p, records, s,
@@ -342,13 +351,19 @@ json yahoo(const bench_params& p, bool caf) {
 
 json apps_bench(const bench_params& p, bool caf) {
   const std::string app = p.text("app");
-  if (app != "wc" && p.flag("keyed_state")) {
-    throw usage_error("apps: keyed_state=true is for --app=wc only");
+  const bool keyed_app = app == "wc" || app == "fd";
+  if (!keyed_app && p.flag("keyed_state")) {
+    throw usage_error("apps: keyed_state=true is for --app=wc or fd");
   }
-  // Only wc's keyed counter keeps all its state where a checkpoint finds it; the other apps'
-  // operators keep theirs in members a checkpoint would not hold (and would cost nothing).
-  if (p.integer("checkpoint_ms") != 0 && (caf || app != "wc" || !p.flag("keyed_state"))) {
-    throw usage_error("apps: checkpoint_ms is for spate's --app=wc with --keyed_state=true");
+  // Only wc's and fd's keyed operators keep all their state where a checkpoint finds it; the
+  // other apps' operators keep theirs in members a checkpoint would not hold (and would cost
+  // nothing).
+  const bool keyed_run = !caf && keyed_app && p.flag("keyed_state");
+  if (p.integer("checkpoint_ms") != 0 && !keyed_run) {
+    throw usage_error("apps: checkpoint_ms is for spate's --app=wc or fd with --keyed_state=true");
+  }
+  if (p.text("state_backend") != "memory" && !keyed_run) {
+    throw usage_error("apps: state_backend is for spate's --app=wc or fd with --keyed_state=true");
   }
   if (app == "wc") return word_count(p, caf);
   if (app == "sd") return spike_detection(p, caf);

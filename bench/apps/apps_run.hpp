@@ -17,6 +17,9 @@
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
 #include "../runner/spate_config.hpp"
+#ifdef SPATE_BENCH_HAVE_ROCKSDB
+#include "spate/state/rocksdb_backend.hpp"
+#endif
 
 namespace spate_bench::apps_run {
 
@@ -107,6 +110,22 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
     options.checkpoints = flow::checkpoint_options{
         .directory = checkpoint_dir, .interval = std::chrono::milliseconds(checkpoint_ms)};
   }
+  // state_backend=rocksdb: keyed state in RocksDB tables under a fresh directory, removed
+  // after the run, with state_cached_rows rows per replica cached in front of each.
+  std::filesystem::path state_dir;
+  if (p.text("state_backend") == "rocksdb") {
+#ifdef SPATE_BENCH_HAVE_ROCKSDB
+    state_dir = std::filesystem::absolute(p.text("state_dir")) /
+                ("run-" + std::to_string(::getpid()) + "-" + std::to_string(apps::steady_ns()));
+    options.keyed_state_backend = spate::state::rocksdb_backend(
+        {.directory = state_dir,
+         .cached_rows = static_cast<std::size_t>(p.integer("state_cached_rows"))});
+#else
+    throw usage_error("apps: built without RocksDB (librocksdb-dev)");
+#endif
+  } else if (p.text("state_backend") != "memory") {
+    throw usage_error("apps: --state_backend must be memory or rocksdb");
+  }
   using output = typename Check::output_type;
   flow::graph job(make(flow::make_stage<apps::replay_source<Record>>(
                            std::make_shared<const std::vector<Record>>(records), s.rate, s.total),
@@ -124,6 +143,7 @@ json run_spate(const bench_params& p, const std::vector<Record>& records, const 
     m["checkpoint_us"] = c.last_duration.count();
     std::filesystem::remove_all(checkpoint_dir);
   }
+  if (!state_dir.empty()) std::filesystem::remove_all(state_dir);
   return report(std::move(m), s.total, check, std::move(latencies));
 }
 

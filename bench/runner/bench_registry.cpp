@@ -157,13 +157,18 @@ void define_benchmarks(bench_registry& r) {
            "Road, ysb: Yahoo) at a rate (0: max), every operator with `replicas` replicas, the "
            "source's queue at the first operator bounded by `queue_limit` (0: unbounded in CAF, "
            "the default edge capacity in spate); outputs checked against a sequential run; "
-           "keyed_state=true: wc's counter keeps its counts in spate's keyed state; "
-           "checkpoint_ms > 0 (wc with keyed_state only): checkpoints at that interval into a "
-           "fresh directory under checkpoint_dir",
+           "keyed_state=true: wc's counter and fd's predictor keep their state in spate's "
+           "keyed state; with it, checkpoint_ms > 0: checkpoints at that interval into a "
+           "fresh directory under checkpoint_dir, and state_backend=rocksdb: the keyed state "
+           "in RocksDB tables under a fresh directory in state_dir, state_cached_rows rows "
+           "per replica cached in front of each (0: none)",
            {{"app", "sd"},
             {"keyed_state", "false"},
             {"checkpoint_ms", "0"},
             {"checkpoint_dir", "bench-checkpoints"},
+            {"state_backend", "memory"},
+            {"state_dir", "bench-state"},
+            {"state_cached_rows", "65536"},
             {"rate", "0"},
             {"replicas", "1"},
             {"queue_limit", "0"},

@@ -24,6 +24,9 @@
 #include "spate/exec/runtime.hpp"
 #include "spate/flow.hpp"
 #include "spate/state/keyed.hpp"
+#ifdef SPATE_BENCH_HAVE_ROCKSDB
+#include "spate/state/rocksdb_backend.hpp"
+#endif
 
 namespace spate_bench {
 namespace {
@@ -71,6 +74,18 @@ json restore(const bench_params& p) {
                    ("restore-" + std::to_string(::getpid()) + "-" + std::to_string(now_ns()));
   spate::runtime rt(spate_runtime_config(p));
   using clock = std::chrono::steady_clock;
+  // state_backend=rocksdb: both runs keep the keyed state in RocksDB tables under state_dir.
+  std::shared_ptr<spate::state::keyed_state_backend> backend;
+  const auto tables = dir / "tables";
+  if (p.text("state_backend") == "rocksdb") {
+#ifdef SPATE_BENCH_HAVE_ROCKSDB
+    backend = spate::state::rocksdb_backend({.directory = tables});
+#else
+    throw usage_error("restore: built without RocksDB (librocksdb-dev)");
+#endif
+  } else if (p.text("state_backend") != "memory") {
+    throw usage_error("restore: --state_backend must be memory or rocksdb");
+  }
   auto job = [&](std::shared_ptr<key_source::control> ctl, flow::checkpoint_options c,
                  std::function<void(std::uint64_t)> on_item) {
     return flow::graph(
@@ -78,7 +93,7 @@ json restore(const bench_params& p) {
                        flow::farm(count_key{}, replicas,
                                   flow::by_key{[](const std::uint64_t& k) { return k; }}),
                        flow::sink([on_item](std::uint64_t& k) { on_item(k); })),
-        flow::graph_options{.checkpoints = std::move(c)});
+        flow::graph_options{.checkpoints = std::move(c), .keyed_state_backend = backend});
   };
 
   // 1. Build the state; wait for a checkpoint triggered after the last key was sent: the
@@ -89,7 +104,7 @@ json restore(const bench_params& p) {
   int completions_after_keys = 0;
   std::uint64_t bytes = 0;
   auto first = job(ctl,
-                   {.directory = dir,
+                   {.directory = dir / "checkpoints",
                     .interval = std::chrono::milliseconds(20),
                     .on_complete =
                         [&](std::uint64_t) {
@@ -112,7 +127,7 @@ json restore(const bench_params& p) {
   ctl2->go_on = true;
   std::promise<clock::time_point> first_output;
   std::atomic<bool> seen{false};
-  auto second = job(ctl2, {.directory = dir}, [&](std::uint64_t) {
+  auto second = job(ctl2, {.directory = dir / "checkpoints"}, [&](std::uint64_t) {
     if (!seen.exchange(true)) first_output.set_value(clock::now());
   });
   const auto t0 = clock::now();
@@ -138,8 +153,11 @@ void register_restore_impls(bench_registry& r) {
   r.define("restore",
            "a by_key farm's keyed state of `keys` keys checkpointed, then the graph restarted "
            "from it: the checkpoint's bytes, start() (the restore) and start() to the first "
-           "output, in ms",
-           {{"keys", "100000"}, {"replicas", "2"}, {"checkpoint_dir", "bench-checkpoints"}});
+           "output, in ms; state_backend=rocksdb: the keyed state in RocksDB",
+           {{"keys", "100000"},
+            {"replicas", "2"},
+            {"checkpoint_dir", "bench-checkpoints"},
+            {"state_backend", "memory"}});
   r.implement("restore", "spate", restore);
 }
 

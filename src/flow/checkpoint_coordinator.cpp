@@ -145,8 +145,11 @@ void checkpoint_coordinator::restore() {
                                 " key groups, but checkpoint_options::key_groups is " +
                                 std::to_string(options_.key_groups));
   }
-  // Each part is read (and checked) once, however many replicas take rows from it.
+  // Each part is read (and checked) once, however many replicas take rows from it; the
+  // parts read are kept only while the tasks are one farm's replicas (the builder adds them
+  // one after another), so a restore holds one farm's state in memory, not the graph's.
   std::map<std::string, part_contents, std::less<>> parts;
+  std::string parts_farm;
   auto part = [&](const std::string& name) -> const part_contents& {
     auto it = parts.find(name);
     if (it == parts.end()) {
@@ -156,6 +159,10 @@ void checkpoint_coordinator::restore() {
     return it->second;
   };
   for (const auto& t : graph_.tasks()) {
+    if (const std::string farm(farm_of(t->name())); farm != parts_farm) {
+      parts.clear();
+      parts_farm = farm;
+    }
     try {
       if (!t->keyed_layout().empty()) {
         // Every part of its farm: the replicas may have been more or fewer.

@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "../temp_dir.hpp"
 #include "../test_runtime.hpp"
 #include "fault_helpers.hpp"
 #include "kafka_mock.hpp"
@@ -26,6 +27,7 @@ namespace flow = spate::flow;
 namespace kafka = spate::kafka;
 namespace fs = std::filesystem;
 using spate::test::bounded_wait;
+using spate::test::temp_dir;
 using spate::test::kafka_mock::closed_port;
 using spate::test::kafka_mock::mock_cluster;
 using spate::test::kafka_mock::produce;
@@ -34,16 +36,6 @@ using spate::test::kafka_mock::rt;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct temp_dir {
-  fs::path path = fs::temp_directory_path() /
-                  ("spate-eos-faults-" + std::to_string(::getpid()) + "-" +
-                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 kafka::producer_options writing(const std::string& brokers, const std::string& topic) {
   kafka::producer_options o;

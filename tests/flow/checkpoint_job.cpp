@@ -1,12 +1,18 @@
-// The stateful job the kill test (checkpoint_kill_test.cpp) runs, kills with SIGKILL and
-// starts again: words of a file counted per word in keyed state by a farm of two replicas,
-// the counts kept by a sink with state of its own, written out at the end of the input.
+// The stateful jobs the kill test (checkpoint_kill_test.cpp) runs, kills with SIGKILL and
+// starts again, each a farm of two replicas with keyed state and a sink with state of its
+// own that writes its table out at the end of the input:
+// - words: the words of a file counted per word;
+// - fraud: Fraud Detection (examples/apps/fraud_detection) over a file of transactions, its
+//   predictor's recent states per card in keyed state; the sink keeps the alerts.
 //
-//   checkpoint_job <input> <output> <checkpoint directory | -> <interval ms>
+//   checkpoint_job words|fraud <input> <output> <checkpoint directory | -> <interval ms>
+//                  [<rocksdb directory>]
 //
-// "-": no checkpoints (the failure-free reference). On success it writes <output> ("word
-// count" lines in word order, then "updates N") and appends the checkpoint it restored from
-// to <output>.restores, one line per start.
+// "-": no checkpoints (the failure-free reference). With a RocksDB directory (a build with
+// spate::rocksdb), the keyed state is kept there (state/rocksdb_backend.hpp), with a cache
+// of 64 rows, fewer than the words, so rows go to RocksDB and come back all the time. On success it
+// writes <output> ("word count" lines in word order, then "updates N") and appends the checkpoint
+// it restored from to <output>.restores, one line per start.
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -16,14 +22,20 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <tuple>
 #include <utility>
 
+#include "../../examples/apps/fraud_detection/fraud_detection.hpp"
 #include "keyed_word_count.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/flow.hpp"
 #include "spate/io/file.hpp"
 #include "spate/state/keyed.hpp"
+#if SPATE_JOB_WITH_ROCKSDB
+#include "spate/state/rocksdb_backend.hpp"
+#endif
 
 namespace flow = spate::flow;
 namespace state = spate::state;
@@ -63,13 +75,67 @@ struct count_table : flow::node<update, void> {
   }
 };
 
+namespace fd = apps::fraud_detection;
+
+// "CARD000042,TX0000000007,HNS" on line n: card 42's transaction, numbered n. The card's
+// number is its key, so that a restarted job keys it as the first run did.
+struct parse_transaction : flow::node<spate::io::text_line, fd::transaction> {
+  std::shared_ptr<const fd::markov_model> model;
+  explicit parse_transaction(std::shared_ptr<const fd::markov_model> m) : model(std::move(m)) {}
+  void consume(spate::io::text_line& line) {
+    const std::string_view text = line.text;
+    const auto comma = text.find(','), last = text.rfind(',');
+    std::uint32_t card = 0;
+    const auto state =
+        comma > 4 && last != comma ? model->index_of(text.substr(last + 1)) : std::nullopt;
+    if (!state || std::from_chars(text.data() + 4, text.data() + comma, card).ec != std::errc{}) {
+      throw std::runtime_error("line " + std::to_string(line.number) + ": not a transaction");
+    }
+    send_next(fd::transaction{card, *state, line.number, 0});
+  }
+};
+
+struct alert_table : flow::node<fd::alert, void> {
+  using kept = std::map<std::uint64_t, std::pair<std::uint32_t, double>>;  // by transaction
+  std::string path;
+  kept now;
+  explicit alert_table(std::string p) : path(std::move(p)) {}
+  void consume(fd::alert& a) { now.emplace(a.seq, std::pair(a.entity, a.score)); }
+  kept snapshot_state() const { return now; }
+  void restore_state(kept k) { now = std::move(k); }
+  void on_stop() {
+    std::ofstream out(path + ".tmp", std::ios::trunc);
+    out.precision(17);
+    for (const auto& [seq, alert] : now)
+      out << seq << ' ' << alert.first << ' ' << alert.second << '\n';
+    out << "alerts " << now.size() << '\n';
+    out.close();
+    if (!out || std::rename((path + ".tmp").c_str(), path.c_str()) != 0) {
+      throw std::runtime_error("cannot write '" + path + "'");
+    }
+  }
+};
+
+template <class Stages>
+flow::graph job(Stages stages, std::optional<flow::checkpoint_options> checkpoints,
+                std::shared_ptr<state::keyed_state_backend> backend) {
+  return flow::graph(std::move(stages),
+                     flow::graph_options{.checkpoints = std::move(checkpoints),
+                                         .keyed_state_backend = std::move(backend)});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: checkpoint_job <input> <output> <directory|-> <interval ms>\n");
+  const std::string app = argc > 1 ? argv[1] : "";
+  if ((argc != 6 && argc != 7) || (app != "words" && app != "fraud")) {
+    std::fprintf(stderr,
+                 "usage: checkpoint_job words|fraud <input> <output> <directory|-> <interval ms> "
+                 "[<rocksdb directory>]\n");
     return 2;
   }
+  ++argv;
+  --argc;
   const std::string input = argv[1], output = argv[2], directory = argv[3];
   int interval_ms = 0;
   std::from_chars(argv[4], argv[4] + std::char_traits<char>::length(argv[4]), interval_ms);
@@ -78,13 +144,32 @@ int main(int argc, char** argv) {
     checkpoints = flow::checkpoint_options{.directory = directory,
                                            .interval = std::chrono::milliseconds(interval_ms)};
   }
+  std::shared_ptr<state::keyed_state_backend> backend;
+  if (argc == 6) {
+#if SPATE_JOB_WITH_ROCKSDB
+    backend = state::rocksdb_backend({.directory = argv[5], .cached_rows = 64});
+#else
+    std::fprintf(stderr, "checkpoint_job: built without spate::rocksdb\n");
+    return 2;
+#endif
+  }
   try {
     auto errors = std::make_shared<spate::io::input_errors>();
-    flow::graph g(flow::pipeline(spate::io::line_source(input, errors), split_words{},
-                                 flow::farm(word_count{}, 2,
-                                            flow::by_key{[](const std::string& w) { return w; }}),
-                                 flow::make_stage<count_table>(output)),
-                  flow::graph_options{.checkpoints = checkpoints});
+    auto lines = spate::io::line_source(input, errors);
+    flow::graph g = [&] {
+      if (app == "words") {
+        return job(flow::pipeline(std::move(lines), split_words{},
+                                  flow::farm(word_count{}, 2,
+                                             flow::by_key{[](const std::string& w) { return w; }}),
+                                  flow::make_stage<count_table>(output)),
+                   checkpoints, backend);
+      }
+      auto model = std::make_shared<const fd::markov_model>(fd::markov_model::load(SPATE_FD_MODEL));
+      return job(fd::pipeline<fd::keyed_predictor>(
+                     flow::pipeline(std::move(lines), flow::make_stage<parse_transaction>(model)),
+                     flow::make_stage<alert_table>(output), model, 2),
+                 checkpoints, backend);
+    }();
     spate::runtime rt;
     g.start(rt);
     {

@@ -35,47 +35,6 @@
 using namespace flow_test;
 using namespace checkpoint_test;
 
-namespace {
-
-// Keeps the highest count seen per key and how many updates it received (its own state,
-// checkpointed); hands them over at the end. The highest counts forgive an update seen twice;
-// the number received does not: a snapshot taken before both inputs reached the barrier
-// would hold updates the restart then replays.
-struct highest_count : flow::node<count_update, void> {
-  using kept = std::pair<counts, std::int64_t>;
-  std::shared_ptr<kept> out;
-  kept now;
-  explicit highest_count(std::shared_ptr<kept> o) : out(std::move(o)) {}
-  void consume(count_update& u) {
-    std::int64_t& h = now.first[u.first];
-    if (u.second > h) h = u.second;
-    ++now.second;
-  }
-  kept snapshot_state() const { return now; }
-  void restore_state(kept k) { now = std::move(k); }
-  void on_stop() { *out = now; }
-};
-
-highest_count::kept expected(std::size_t n) {
-  highest_count::kept k;
-  for (std::size_t i = 0; i < n; ++i) ++k.first[key_of(i)];
-  k.second = static_cast<std::int64_t>(n);
-  return k;
-}
-
-// The job: generate -> farm(counter, by key, 2) -> highest_count.
-flow::graph counting_job(std::size_t n, std::shared_ptr<highest_count::kept> out,
-                         std::optional<flow::checkpoint_options> checkpoints,
-                         std::size_t replicas = 2) {
-  return flow::graph(
-      flow::pipeline(flow::generate<int>(n, [](std::size_t i) { return key_of(i); }),
-                     flow::farm(counter{}, replicas, flow::by_key{[](const int& k) { return k; }}),
-                     flow::make_stage<highest_count>(out)),
-      flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
-}
-
-}  // namespace
-
 TEST(checkpoints, a_graph_takes_them_while_it_runs_and_its_output_is_unchanged) {
   temp_dir dir;
   spate::runtime rt(runtime_with(workers(2)));
@@ -90,30 +49,6 @@ TEST(checkpoints, a_graph_takes_them_while_it_runs_and_its_output_is_unchanged) 
   EXPECT_GE(stats.completed, 1u);
   EXPECT_EQ(stats.failed, 0u);
   EXPECT_EQ(stats.restored_from, 0u);
-}
-
-// Runs the job until `count` checkpoints are complete, then cancels it (a crash, as far as
-// the checkpoints can tell); returns the last one's id.
-std::uint64_t run_until_checkpoints(spate::runtime& rt, const fs::path& dir, std::size_t n,
-                                    int count) {
-  std::promise<std::uint64_t> reached;
-  std::atomic<int> completions{0};
-  auto out = std::make_shared<highest_count::kept>();
-  auto g = counting_job(n, out,
-                        flow::checkpoint_options{
-                            .directory = dir,
-                            .interval = std::chrono::milliseconds(5),
-                            .on_complete =
-                                [&](std::uint64_t id) {
-                                  if (++completions == count) reached.set_value(id);
-                                },
-                        });
-  g.start(rt);
-  const std::uint64_t id = reached.get_future().get();
-  g.cancel();
-  g.wait();
-  EXPECT_EQ(out->second, 0);  // cancelled: no on_stop
-  return id;
 }
 
 // Stopped (cancelled) right after a checkpoint, then started again on the same directory:

@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "../temp_dir.hpp"
 #include "../test_runtime.hpp"
 #include "spate/flow.hpp"
 #include "spate/kafka/admin.hpp"
@@ -46,6 +47,7 @@
 extern char** environ;
 
 namespace fs = std::filesystem;
+using spate::test::temp_dir;
 namespace flow = spate::flow;
 namespace kafka = spate::kafka;
 using namespace std::chrono_literals;
@@ -155,15 +157,6 @@ std::optional<std::uint64_t> printed(const fs::path& out, const std::string& key
 std::uint64_t restored_from(const fs::path& out) {
   return printed(out, "restored_from").value_or(0);
 }
-
-struct temp_dir {
-  fs::path path = fs::temp_directory_path() / ("spate-exactly-once-" + std::to_string(::getpid()));
-  temp_dir() { fs::create_directories(path); }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 using consumer_ptr = std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)>;
 

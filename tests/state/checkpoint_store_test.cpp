@@ -2,6 +2,7 @@
 // a checkpoint on disk can be broken — each detected, named, and the previous complete one
 // used instead; I/O errors name the path and the OS reason.
 #include "spate/state/checkpoint_store.hpp"
+#include "../temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -20,20 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using spate::state::checkpoint_manifest;
 using spate::state::checkpoint_store;
-
-// A fresh directory, removed with everything in it at the end of the test.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "spate-chk-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using spate::test::temp_dir;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -13,6 +13,7 @@
 // Score (the original's "miss probability"): over the window's 4 transitions prev → cur, the
 // mean of Σ_{j ≠ cur} P(prev → j) = 1 − P(prev → cur). Above 0.96 the entity is reported.
 #include <spate/flow.hpp>
+#include <spate/state/keyed.hpp>
 
 #include "../common/operator_node.hpp"
 
@@ -27,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -151,23 +153,32 @@ inline std::vector<std::string> generate_lines(const markov_model& model, std::s
   return lines;
 }
 
-// The predictor's state and score.
-class entity_scorer {
+// An entity's score: `recent` gets the transaction's state (dropping the oldest beyond the
+// window); once it holds `window` states, the mean miss probability of its transitions.
+inline std::optional<double> push_and_score(std::vector<std::uint8_t>& recent, const transaction& t,
+                                            const markov_model& model, const parameters& p) {
+  if (recent.size() == p.window) recent.erase(recent.begin());
+  recent.push_back(t.state);
+  if (recent.size() < p.window || p.window < 2) return std::nullopt;
+  double missed = 0;
+  for (std::size_t i = 1; i < recent.size(); ++i)
+    missed += 1 - model.probability(recent[i - 1], recent[i]);
+  return missed / double(recent.size() - 1);
+}
+
+// Keyed by entity (a farm routes by_key on entity): emits an alert when the score is above
+// the threshold. Its work is `process(t, emit)`, which the flow node's consume(), the CAF
+// actors of `spate-bench apps` and the sequential reference all call. Each entity's recent
+// states are in a map of its own.
+class predictor : public operator_node<predictor, transaction, alert> {
  public:
-  entity_scorer(std::shared_ptr<const markov_model> model, parameters p)
+  predictor(std::shared_ptr<const markov_model> model, parameters p = {})
       : model_(std::move(model)), p_(p) {}
-  // The score once the entity has `window` states, else nullopt.
-  std::optional<double> add(const transaction& t) {
-    std::vector<std::uint8_t>& recent = entities_[t.entity];
-    if (recent.size() == p_.window) recent.erase(recent.begin());
-    recent.push_back(t.state);
-    if (recent.size() < p_.window || p_.window < 2) return std::nullopt;
-    double missed = 0;
-    for (std::size_t i = 1; i < recent.size(); ++i)
-      missed += 1 - model_->probability(recent[i - 1], recent[i]);
-    return missed / double(recent.size() - 1);
+  template <class Emit>
+  void process(const transaction& t, Emit&& emit) {
+    const auto score = push_and_score(entities_[t.entity], t, *model_, p_);
+    if (score && *score > p_.threshold) emit(alert{t.entity, t.seq, *score, t.stamp_ns});
   }
-  double threshold() const noexcept { return p_.threshold; }
 
  private:
   std::shared_ptr<const markov_model> model_;
@@ -175,32 +186,34 @@ class entity_scorer {
   std::unordered_map<std::uint32_t, std::vector<std::uint8_t>> entities_;
 };
 
-// Keyed by entity (a farm routes by_key on entity): emits an alert when the score is above
-// the threshold. Its work is `process(t, emit)`, which the flow node's consume(), the CAF
-// actors of `spate-bench apps` and the sequential reference all call.
-class predictor : public operator_node<predictor, transaction, alert> {
+// The same predictor with each entity's recent states in spate's keyed state, so that
+// checkpoints hold them (and a keyed state backend may keep them on disk).
+class keyed_predictor : public spate::flow::node<transaction, alert> {
  public:
-  predictor(std::shared_ptr<const markov_model> model, parameters p = {})
-      : scorer_(std::move(model), p) {}
-  template <class Emit>
-  void process(const transaction& t, Emit&& emit) {
-    if (const auto score = scorer_.add(t); score && *score > scorer_.threshold())
-      emit(alert{t.entity, t.seq, *score, t.stamp_ns});
+  keyed_predictor(std::shared_ptr<const markov_model> model, parameters p = {})
+      : model_(std::move(model)), p_(p) {}
+  auto state_fields() { return std::tie(recent_); }
+  void consume(transaction& t) {
+    const auto score = push_and_score(recent_.get_or_init(), t, *model_, p_);
+    if (score && *score > p_.threshold) send_next(alert{t.entity, t.seq, *score, t.stamp_ns});
   }
 
  private:
-  entity_scorer scorer_;
+  std::shared_ptr<const markov_model> model_;
+  parameters p_;
+  spate::state::value<std::vector<std::uint8_t>> recent_{"recent"};
 };
 
 inline auto entity_of = [](const transaction& t) { return t.entity; };
 
-template <class Source, class Sink>
+// The graph; `Predictor` is `predictor` (a map the node keeps) or `keyed_predictor`.
+template <class Predictor = predictor, class Source, class Sink>
 auto pipeline(Source source, Sink sink, std::shared_ptr<const markov_model> model,
               std::size_t predictors, parameters p = {}) {
   namespace flow = spate::flow;
   return flow::pipeline(
       std::move(source),
-      flow::farm(flow::make_stage<predictor>(std::move(model), p).named("predictor"), predictors,
+      flow::farm(flow::make_stage<Predictor>(std::move(model), p).named("predictor"), predictors,
                  flow::by_key{entity_of}),
       std::move(sink));
 }

@@ -1,11 +1,14 @@
 #pragma once
-// How a graph runs: edge links, batching, fusion, measurements, stall reports.
+// How a graph runs: edge links, batching, fusion, measurements, stall reports, checkpoints
+// and where keyed state lives.
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 
 #include "spate/exec/link.hpp"
 #include "spate/flow/checkpoints.hpp"
+#include "spate/state/row_table.hpp"
 
 namespace spate::flow {
 
@@ -37,6 +40,12 @@ struct graph_options {
   /// restore from the newest one when the graph starts (flow/checkpoints.hpp). Empty: none,
   /// and no checkpoint code runs.
   std::optional<checkpoint_options> checkpoints{};
+  /// Where keyed state (state/keyed.hpp) lives. Null: in memory, in a copy-on-write table
+  /// (state/keyed_store.hpp). A backend, as state::rocksdb_backend() (spate::rocksdb), keeps
+  /// each keyed replica's rows in a table of its own, encoded, for state larger than memory
+  /// (state/backend_keyed_store.hpp). Checkpoints are the same either way: one taken with
+  /// one backend restores into the other.
+  std::shared_ptr<state::keyed_state_backend> keyed_state_backend{};
 };
 
 }  // namespace spate::flow

@@ -144,6 +144,8 @@ class byte_reader {
   std::size_t position() const noexcept { return position_; }
   /// Bytes not read yet.
   std::size_t left() const noexcept { return in_.size() - position_; }
+  /// Everything it reads, from the first byte (a view of the input).
+  std::string_view input() const noexcept { return in_; }
   /// Every byte read.
   bool at_end() const noexcept { return position_ == in_.size(); }
   /// Throws decode_error: "decoding WHAT at byte P of N: PROBLEM".

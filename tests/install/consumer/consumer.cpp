@@ -18,6 +18,15 @@
 #if CONSUMER_WITH_HTTP
 #include <spate/observe/metrics_server.hpp>
 #endif
+#if CONSUMER_WITH_ROCKSDB
+#include <spate/state/keyed.hpp>
+#include <spate/state/rocksdb_backend.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <tuple>
+#endif
 
 namespace {
 
@@ -86,6 +95,31 @@ int main() {
   } catch (const std::invalid_argument& e) {
     check(std::string(e.what()).find("consumer-check") != std::string::npos,
           std::string("kafka: create_topic refuses -5 partitions: ") + e.what());
+  }
+#endif
+#if CONSUMER_WITH_ROCKSDB
+  {
+    struct count : spate::flow::node<int, std::pair<int, std::int64_t>> {
+      spate::state::value<std::int64_t> n{"n"};
+      auto state_fields() { return std::tie(n); }
+      void consume(int& k) { send_next({k, ++n.get_or_init(0)}); }
+    };
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("spate-consumer-" + std::to_string(::getpid()));
+    std::map<int, std::int64_t> highest;
+    spate::flow::graph keyed(
+        spate::flow::pipeline(
+            spate::flow::generate<int>(1000, [](std::size_t i) { return int(i % 10); }),
+            spate::flow::farm(count{}, 2, spate::flow::by_key{[](const int& k) { return k; }}),
+            spate::flow::sink([&](std::pair<int, std::int64_t>& c) {
+              if (c.second > highest[c.first]) highest[c.first] = c.second;
+            })),
+        spate::flow::graph_options{.keyed_state_backend =
+                                       spate::state::rocksdb_backend({.directory = dir})});
+    keyed.run(rt);
+    check(highest.size() == 10 && highest[3] == 100,
+          "keyed state in RocksDB: 10 keys, 100 each (key 3: " + std::to_string(highest[3]) + ")");
+    std::filesystem::remove_all(dir);
   }
 #endif
   return failures == 0 ? 0 : 1;

@@ -117,9 +117,10 @@ class builder {
     auto& stats = state_.add_stats(std::move(name), kind);
     executor* runs_on = &pool_;
     if (stage.options.dedicated_thread) runs_on = &start_thread_(stage.options.pin_to_cpu);
-    auto* task = adopt(
-        std::make_unique<node_task<N, Mode, KeyFn>>(stage.make(), stats, replica, replicas, key),
-        *runs_on);
+    auto* task =
+        adopt(std::make_unique<node_task<N, Mode, KeyFn>>(stage.make(), stats, replica, replicas,
+                                                          key, options_.keyed_state_backend.get()),
+              *runs_on);
     task->set_dedicated_thread(stage.options.dedicated_thread);
     return task;
   }

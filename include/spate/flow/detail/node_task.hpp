@@ -13,6 +13,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "spate/flow/checkpoints.hpp"
@@ -21,6 +22,7 @@
 #include "spate/flow/detail/output_port.hpp"
 #include "spate/flow/node.hpp"
 #include "spate/platform/type_name.hpp"
+#include "spate/state/backend_keyed_store.hpp"
 #include "spate/state/keyed_store.hpp"
 
 namespace spate::flow::detail {
@@ -48,15 +50,17 @@ struct input_element<void, Mode> {
   using type = no_input;
 };
 
-// What a keyed node's task keeps: its by_key function and its rows (state/keyed_store.hpp);
-// nothing for other nodes. For checkpoints: a copy-on-write view of the rows, encoded later
-// on the coordinator's thread, and the restore of a part.
+// What a keyed node's task keeps: its by_key function and its rows, in memory
+// (state/keyed_store.hpp) or in a backend's table (state/backend_keyed_store.hpp, chosen by
+// graph_options::keyed_state_backend); nothing for other nodes. For checkpoints: a view of
+// the rows as they were at the barrier, encoded later on the coordinator's thread, and the
+// restore of a part.
 template <class N, class KeyFn, bool Keyed = state::keyed_node<N> && !std::is_void_v<KeyFn>>
 struct key_binding {
   struct rows {
     std::string encode(std::uint32_t) { return {}; }
   };
-  key_binding(const void*, N&) {}
+  key_binding(const void*, N&, state::keyed_state_backend*, const std::string&) {}
   rows snapshot(N&) { return {}; }
   static std::string layout(N&) { return {}; }
   void restore(std::string_view, N&, std::uint32_t) {}
@@ -64,29 +68,71 @@ struct key_binding {
 template <class N, class KeyFn>
 struct key_binding<N, KeyFn, true> {
   using key_type = std::decay_t<std::invoke_result_t<const KeyFn&, const typename N::input_type&>>;
-  using store_type = state::keyed_store<key_type, decltype(std::declval<N&>().state_fields())>;
+  using fields_type = decltype(std::declval<N&>().state_fields());
+  using memory_store = state::keyed_store<key_type, fields_type>;
+  using backend_store = state::backend_keyed_store<key_type, fields_type>;
   struct rows {
-    std::optional<typename store_type::snapshot_type> view;
+    std::optional<typename memory_store::snapshot_type> in_memory;
+    typename backend_store::snapshot_type on_backend;
     std::string layout;
     std::string encode(std::uint32_t key_groups) {
-      std::string bytes = store_type::encode(*view, layout, key_groups);
-      view.reset();  // S4 at once: the node stops copying for it
+      std::string bytes = on_backend ? backend_store::encode(*on_backend, layout, key_groups)
+                                     : memory_store::encode(*in_memory, layout, key_groups);
+      in_memory.reset();  // S4 at once: the node stops copying for it
+      on_backend.reset();
       return bytes;
     }
   };
-  key_binding(const KeyFn* f, N& node) : key(*f) { store_type::check_names(node.state_fields()); }
-  rows snapshot(N& node) { return {store.snapshot(), layout(node)}; }
-  static std::string layout(N& node) { return store_type::layout(node.state_fields()); }
+  // `backend`: the graph's keyed state backend (null: memory), which opens a table named
+  // after the replica.
+  key_binding(const KeyFn* f, N& node, state::keyed_state_backend* backend,
+              const std::string& replica)
+      : key(*f), stores(make_store(backend, replica)) {
+    memory_store::check_names(node.state_fields());
+  }
+  template <class F>
+  void with_key(const key_type& k, N& node, F&& f) {
+    if (auto* m = std::get_if<memory_store>(&stores)) {
+      m->with_key(k, node.state_fields(), std::forward<F>(f));
+    } else {
+      std::get<backend_store>(stores).with_key(k, node.state_fields(), std::forward<F>(f));
+    }
+  }
+  rows snapshot(N& node) {
+    rows r;
+    r.layout = layout(node);
+    if (auto* m = std::get_if<memory_store>(&stores)) {
+      r.in_memory.emplace(m->snapshot());
+    } else {
+      r.on_backend = std::get<backend_store>(stores).snapshot();
+    }
+    return r;
+  }
+  static std::string layout(N& node) { return memory_store::layout(node.state_fields()); }
+  // The task ended: a backend's table is closed (deleted once no snapshot reads it).
+  void release() noexcept {
+    if (auto* b = std::get_if<backend_store>(&stores)) b->close();
+  }
   // The rows of the key groups this replica owns (state/key_groups.hpp: the farm routes
   // by key group when checkpoints are on).
   void restore(std::string_view bytes, N& node, std::uint32_t key_groups) {
-    store.restore(bytes, layout(node), key_groups, [&](std::uint32_t group) {
+    const auto owned = [&](std::uint32_t group) {
       return state::replica_of_group(group, node.replica_count(), key_groups) ==
              node.replica_index();
-    });
+    };
+    std::visit([&](auto& s) { s.restore(bytes, layout(node), key_groups, owned); }, stores);
   }
   KeyFn key;
-  store_type store;
+  std::variant<memory_store, backend_store> stores;
+
+ private:
+  static std::variant<memory_store, backend_store> make_store(state::keyed_state_backend* backend,
+                                                              const std::string& replica) {
+    if (backend == nullptr)
+      return std::variant<memory_store, backend_store>(std::in_place_index<0>);
+    return std::variant<memory_store, backend_store>(std::in_place_index<1>, backend->open(replica),
+                                                     backend->cached_rows());
+  }
 };
 
 // `KeyFn`: the by_key function of the farm whose worker this node is (void: none).
@@ -141,8 +187,8 @@ class node_task final : public node_task_base {
       "their consume() must take `const In&`");
 
   node_task(N node, node_stats& stats, std::size_t replica, std::size_t replicas,
-            const KeyFn* key = nullptr)
-      : node_task_base(stats), node_(std::move(node)), key_(key, node_) {
+            const KeyFn* key = nullptr, state::keyed_state_backend* backend = nullptr)
+      : node_task_base(stats), node_(std::move(node)), key_(key, node_, backend, stats.name) {
     node_access::bind(node_, replica, replicas, this);
   }
 
@@ -440,6 +486,9 @@ class node_task final : public node_task_base {
 
   // ---- barriers (flow/checkpoints.hpp, steps 1 and 2)
 
+  void release_state() noexcept override {
+    if constexpr (keyed) key_.release();
+  }
   void enable_checkpoints() override {
     if constexpr (requires(N& n) { n.enable_checkpoints(); }) node_.enable_checkpoints();
   }
@@ -575,7 +624,7 @@ class node_task final : public node_task_base {
       tagging_->end_item();
     } else if constexpr (keyed) {
       const auto key = key_.key(std::as_const(item));
-      key_.store.with_key(key, node_.state_fields(), [&] { node_.consume(item); });
+      key_.with_key(key, node_, [&] { node_.consume(item); });
     } else {
       node_.consume(item);
     }

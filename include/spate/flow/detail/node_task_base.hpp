@@ -126,6 +126,9 @@ class SPATE_API node_task_base : public unit {
   // What the node does with one activation of at most `budget` items.
   virtual resume_result activate(std::size_t budget) = 0;
   virtual void enable_checkpoints() {}
+  // The task has ended: what holds its state outside the process's memory (a keyed state
+  // backend's table) goes now, not when the graph is destroyed or starts again.
+  virtual void release_state() noexcept {}
 
   // Goes idle unless `more_work` (which must read only atomics that producers write) or
   // cancellation says otherwise. Returns the result for resume().
@@ -142,6 +145,7 @@ class SPATE_API node_task_base : public unit {
   // may destroy the graph, this task included: nothing may follow but `return`).
   resume_result finish() noexcept {
     charge_busy_time();
+    release_state();
     if (checkpoints_ != nullptr) checkpoints_->task_ended(checkpoint_index_);
     finish_unit();
     std::shared_ptr<graph_state> last = std::move(graph_);
