@@ -3,6 +3,7 @@
 // runs at once), removed with everything in it when the test ends.
 #include <stdlib.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <stdexcept>
 #include <string>

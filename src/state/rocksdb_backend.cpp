@@ -28,7 +28,8 @@ rocksdb::Slice slice(std::string_view s) noexcept {
 // The paths of a backend's open tables. Replica names need not be unique (two unnamed
 // farms of one node type; two graphs on one backend; names that become the same directory
 // name), so a table whose path is taken gets "~2", "~3", ... after it. Names are the same
-// from one run of a graph to the next, so a restart finds (and clears) what a crash left.
+// from one run of a graph to the next, so a restart finds (and clears) what a crash left,
+// except a "~N" directory when the names that made it are gone.
 class open_paths {
  public:
   std::string claim(const std::string& base) {
@@ -56,10 +57,8 @@ class database {
   // Opens the table at `base` (or at `base~N` when a table of the backend has that path).
   database(std::shared_ptr<open_paths> paths, const std::string& base, std::string replica,
            const rocksdb::Options& options)
-      : paths_(std::move(paths)),
-        path_(paths_->claim(base)),
-        replica_(std::move(replica)),
-        options_(options) {
+      : paths_(std::move(paths)), replica_(std::move(replica)), options_(options) {
+    path_ = paths_->claim(base);  // released below if the table does not open
     try {
       // A crash left the last run's copy here: it is not the state (the checkpoint is).
       check(rocksdb::DestroyDB(path_, options_), "clearing");

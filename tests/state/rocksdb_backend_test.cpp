@@ -199,7 +199,6 @@ TEST(rocksdb_backend, parts_restore_across_backends_by_key_group) {
   EXPECT_EQ(rows_of(on_backend::encode(*whole.snapshot(), layout, 8), 8), all);
 }
 
-// A part that fails (another layout, or a key the store already holds) adds nothing.
 // A part of another layout adds nothing; one that holds a key the store has (in its cache
 // or its table) is refused.
 TEST(rocksdb_backend, a_part_that_fails_to_restore_is_refused) {
@@ -307,11 +306,12 @@ TEST(rocksdb_backend, a_restart_resumes_exactly_from_either_backend_onto_either)
     temp_dir checkpoints;
     temp_dir tables;
     const std::uint64_t id = run_until_checkpoints(
-        rt, checkpoints.path, n, 2, r.first_on_disk ? small_rocksdb(tables.path) : nullptr);
+        rt, checkpoints.path, n, 2,
+        r.first_on_disk ? small_rocksdb(tables.path, r.cached_rows) : nullptr);
     auto out = std::make_shared<highest_count::kept>();
-    auto second =
-        counting_job(n, out, flow::checkpoint_options{.directory = checkpoints.path},
-                     r.second_replicas, r.second_on_disk ? small_rocksdb(tables.path) : nullptr);
+    auto second = counting_job(
+        n, out, flow::checkpoint_options{.directory = checkpoints.path}, r.second_replicas,
+        r.second_on_disk ? small_rocksdb(tables.path, r.cached_rows) : nullptr);
     second.run(rt);
     const std::string what = std::string(r.first_on_disk ? "disk" : "memory") + " to " +
                              (r.second_on_disk ? "disk" : "memory") + ", " +
@@ -328,7 +328,6 @@ TEST(rocksdb_backend, a_restart_resumes_exactly_from_either_backend_onto_either)
 // error names the directory and the OS reason.
 TEST(rocksdb_backend, a_directory_that_cannot_be_made_fails_the_start_naming_it) {
   temp_dir dir;
-  fs::create_directories(dir.path);
   const fs::path file = dir.path / "a-file";
   std::ofstream(file) << "x";
   spate::runtime rt(runtime_with(workers(2)));
@@ -416,11 +415,18 @@ struct failing_backend : state::keyed_state_backend {
   std::size_t cached_rows() const noexcept override { return o.cached_rows; }
 };
 
-// Runs the counting job on `backend`; returns the failure's text (empty: none).
-std::string failure_of(std::shared_ptr<state::keyed_state_backend> backend) {
+// Runs the counting job on `backend` (with checkpoints into `checkpoints`, if given);
+// returns the failure's text (empty: none).
+std::string failure_of(std::shared_ptr<state::keyed_state_backend> backend,
+                       const fs::path& checkpoints = {}) {
   spate::runtime rt(runtime_with(workers(2)));
   auto out = std::make_shared<highest_count::kept>();
-  auto g = counting_job(50'000, out, std::nullopt, 2, std::move(backend));
+  std::optional<flow::checkpoint_options> c;
+  if (!checkpoints.empty()) {
+    c = flow::checkpoint_options{.directory = checkpoints,
+                                 .interval = std::chrono::milliseconds(5)};
+  }
+  auto g = counting_job(50'000, out, std::move(c), 2, std::move(backend));
   try {
     g.run(rt);
   } catch (const flow::node_error& e) {
@@ -431,16 +437,28 @@ std::string failure_of(std::shared_ptr<state::keyed_state_backend> backend) {
 
 }  // namespace
 
+// The 1000th write fails: without a cache an item's, with 16 cached rows (of 101 keys) an
+// eviction's; with a cache that holds every key, the first barrier's batch of changed rows.
 TEST(rocksdb_backend, a_write_that_fails_fails_the_graph_naming_the_node_and_the_reason) {
-  const std::string what =
-      failure_of(std::make_shared<failing_backend>(failing_backend::options{.fail_put_at = 1'000}));
-  EXPECT_NE(what.find("counter#"), std::string::npos) << what;
+  for (const std::size_t cache : {0, 16}) {
+    const std::string what = failure_of(std::make_shared<failing_backend>(
+        failing_backend::options{.fail_put_at = 1'000, .cached_rows = cache}));
+    EXPECT_NE(what.find("counter#"), std::string::npos) << cache << ": " << what;
+    EXPECT_NE(what.find("No space left on device"), std::string::npos) << what;
+  }
+  temp_dir checkpoints;
+  const std::string what = failure_of(std::make_shared<failing_backend>(failing_backend::options{
+                                          .fail_put_at = 1, .cached_rows = 1 << 20}),
+                                      checkpoints.path);
+  EXPECT_NE(what.find("counter#"), std::string::npos) << "at a barrier: " << what;
   EXPECT_NE(what.find("No space left on device"), std::string::npos) << what;
 }
 
 TEST(rocksdb_backend, a_row_that_does_not_decode_fails_the_graph_naming_the_byte) {
-  const std::string what = failure_of(
-      std::make_shared<failing_backend>(failing_backend::options{.corrupt_reads = true}));
-  EXPECT_NE(what.find("counter#"), std::string::npos) << what;
-  EXPECT_NE(what.find("at byte"), std::string::npos) << what;
+  for (const std::size_t cache : {0, 16}) {
+    const std::string what = failure_of(std::make_shared<failing_backend>(
+        failing_backend::options{.corrupt_reads = true, .cached_rows = cache}));
+    EXPECT_NE(what.find("counter#"), std::string::npos) << cache << ": " << what;
+    EXPECT_NE(what.find("at byte"), std::string::npos) << what;
+  }
 }
