@@ -115,10 +115,17 @@ void graph_state::task_finished() {
       finish_hook_deferred_ = true;
       return;
     }
-    done_.notify_all();
+    if (!on_finished_) {
+      done_.notify_all();
+      return;
+    }
+    hook_running_ = true;  // waiters return once the hook has (top of the header)
   }
   // The calling task still holds its reference: the state outlives the hook.
   run_finish_hook();
+  std::lock_guard lock(mutex_);
+  hook_running_ = false;
+  done_.notify_all();
 }
 
 void graph_state::run_finish_hook() {
@@ -148,12 +155,12 @@ std::uint64_t graph_state::progress() const noexcept {
 
 void graph_state::wait_finished() {
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return ended_locked(); });
+  done_.wait(lock, [&] { return ended_locked() && !hook_running_; });
 }
 
 void graph_state::wait_and_rethrow() {
   std::unique_lock lock(mutex_);
-  const auto is_finished = [&] { return ended_locked(); };
+  const auto is_finished = [&] { return ended_locked() && !hook_running_; };
   if (stall_report_after_.count() <= 0) {
     done_.wait(lock, is_finished);
   } else {

@@ -1,11 +1,14 @@
 // The stateful jobs the kill test (checkpoint_kill_test.cpp) runs, kills with SIGKILL and
-// starts again, each a farm of two replicas with keyed state and a sink with state of its
+// starts again, each with its state in a farm of two replicas and a sink with state of its
 // own that writes its table out at the end of the input:
 // - words: the words of a file counted per word;
 // - fraud: Fraud Detection (examples/apps/fraud_detection) over a file of transactions, its
-//   predictor's recent states per card in keyed state; the sink keeps the alerts.
+//   predictor's recent states per card in keyed state; the sink keeps the alerts;
+// - windows: the words of a file counted per word in sliding event-time windows (a word's
+//   time is its line's number; windows of 2,000 lines every 500), Window Farming over two
+//   workers, the windows being the stages' own state (window/detail/window_checkpoints.hpp).
 //
-//   checkpoint_job words|fraud <input> <output> <checkpoint directory | -> <interval ms>
+//   checkpoint_job words|fraud|windows <input> <output> <checkpoint directory | -> <interval ms>
 //                  [<rocksdb directory>]
 //
 // "-": no checkpoints (the failure-free reference). With a RocksDB directory (a build with
@@ -33,6 +36,7 @@
 #include "spate/flow.hpp"
 #include "spate/io/file.hpp"
 #include "spate/state/keyed.hpp"
+#include "spate/window.hpp"
 #if SPATE_JOB_WITH_ROCKSDB
 #include "spate/state/rocksdb_backend.hpp"
 #endif
@@ -52,6 +56,17 @@ struct split_words : flow::node<spate::io::text_line, std::string> {
 
 using word_count = spate::test::keyed_word_count;
 
+// Writes `path` whole or not at all: a temporary file renamed into place.
+template <class WriteLines>
+void write_atomically(const std::string& path, WriteLines&& write_lines) {
+  std::ofstream out(path + ".tmp", std::ios::trunc);
+  write_lines(out);
+  out.close();
+  if (!out || std::rename((path + ".tmp").c_str(), path.c_str()) != 0) {
+    throw std::runtime_error("cannot write '" + path + "'");
+  }
+}
+
 struct count_table : flow::node<update, void> {
   using kept = std::pair<std::map<std::string, std::int64_t>, std::int64_t>;
   std::string path;
@@ -65,13 +80,10 @@ struct count_table : flow::node<update, void> {
   kept snapshot_state() const { return now; }
   void restore_state(kept k) { now = std::move(k); }
   void on_stop() {
-    std::ofstream out(path + ".tmp", std::ios::trunc);
-    for (const auto& [word, n] : now.first) out << word << ' ' << n << '\n';
-    out << "updates " << now.second << '\n';
-    out.close();
-    if (!out || std::rename((path + ".tmp").c_str(), path.c_str()) != 0) {
-      throw std::runtime_error("cannot write '" + path + "'");
-    }
+    write_atomically(path, [&](std::ostream& out) {
+      for (const auto& [word, n] : now.first) out << word << ' ' << n << '\n';
+      out << "updates " << now.second << '\n';
+    });
   }
 };
 
@@ -104,15 +116,57 @@ struct alert_table : flow::node<fd::alert, void> {
   kept snapshot_state() const { return now; }
   void restore_state(kept k) { now = std::move(k); }
   void on_stop() {
-    std::ofstream out(path + ".tmp", std::ios::trunc);
-    out.precision(17);
-    for (const auto& [seq, alert] : now)
-      out << seq << ' ' << alert.first << ' ' << alert.second << '\n';
-    out << "alerts " << now.size() << '\n';
-    out.close();
-    if (!out || std::rename((path + ".tmp").c_str(), path.c_str()) != 0) {
-      throw std::runtime_error("cannot write '" + path + "'");
-    }
+    write_atomically(path, [&](std::ostream& out) {
+      out.precision(17);
+      for (const auto& [seq, alert] : now)
+        out << seq << ' ' << alert.first << ' ' << alert.second << '\n';
+      out << "alerts " << now.size() << '\n';
+    });
+  }
+};
+
+// A word at its line's number, the time of the windows.
+struct timed_word {
+  std::string word;
+  std::uint64_t line;
+};
+struct split_timed_words : flow::node<spate::io::text_line, timed_word> {
+  void consume(spate::io::text_line& line) {
+    spate::test::for_each_word(line.text, [&](std::string w) {
+      send_next(timed_word{std::move(w), line.number});
+    });
+  }
+};
+
+auto windowed_count() {
+  return spate::window::window_farming<timed_word>(
+      spate::window::time_window{.length = 2000, .slide = 500, .lateness = 0},
+      [](const timed_word& t) { return t.word; }, [](const timed_word& t) { return t.line; },
+      spate::window::incremental<std::uint64_t>(
+          [](std::uint64_t& n, const timed_word&) { ++n; },
+          [](const std::string&, const std::uint64_t& n) { return n; }),
+      2);
+}
+using window_count = spate::window::window_result<std::string, std::uint64_t>;
+
+// Every window's count, by word and window, with whether it was complete.
+struct window_table : flow::node<window_count, void> {
+  using kept = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::uint64_t, bool>>;
+  std::string path;
+  kept now;
+  explicit window_table(std::string p) : path(std::move(p)) {}
+  void consume(window_count& c) {
+    now.emplace(std::pair(std::move(c.key), c.window), std::pair(c.value, c.complete));
+  }
+  kept snapshot_state() const { return now; }
+  void restore_state(kept k) { now = std::move(k); }
+  void on_stop() {
+    write_atomically(path, [&](std::ostream& out) {
+      for (const auto& [at, count] : now)
+        out << at.first << ' ' << at.second << ' ' << count.first << (count.second ? "" : " ~")
+            << '\n';
+      out << "windows " << now.size() << '\n';
+    });
   }
 };
 
@@ -128,10 +182,10 @@ flow::graph job(Stages stages, std::optional<flow::checkpoint_options> checkpoin
 
 int main(int argc, char** argv) {
   const std::string app = argc > 1 ? argv[1] : "";
-  if ((argc != 6 && argc != 7) || (app != "words" && app != "fraud")) {
+  if ((argc != 6 && argc != 7) || (app != "words" && app != "fraud" && app != "windows")) {
     std::fprintf(stderr,
-                 "usage: checkpoint_job words|fraud <input> <output> <directory|-> <interval ms> "
-                 "[<rocksdb directory>]\n");
+                 "usage: checkpoint_job words|fraud|windows <input> <output> <directory|-> "
+                 "<interval ms> [<rocksdb directory>]\n");
     return 2;
   }
   ++argv;
@@ -162,6 +216,11 @@ int main(int argc, char** argv) {
                                   flow::farm(word_count{}, 2,
                                              flow::by_key{[](const std::string& w) { return w; }}),
                                   flow::make_stage<count_table>(output)),
+                   checkpoints, backend);
+      }
+      if (app == "windows") {
+        return job(flow::pipeline(std::move(lines), split_timed_words{}, windowed_count(),
+                                  flow::make_stage<window_table>(output)),
                    checkpoints, backend);
       }
       auto model = std::make_shared<const fd::markov_model>(fd::markov_model::load(SPATE_FD_MODEL));

@@ -1,6 +1,6 @@
 // The proof of checkpoints (flow/checkpoints.hpp) against crashes: a stateful job
 // (checkpoint_job.cpp: word count or Fraud Detection in keyed state, in memory or in
-// RocksDB, a sink with state of its own) is killed
+// RocksDB, or a windowed word count; a sink with state of its own) is killed
 // with SIGKILL at random points, many times, and started again on the same checkpoint
 // directory each time; its final output equals a run without checkpoints or failures,
 // exactly. A kill may land anywhere: inside a part's write, between the parts and the
@@ -59,6 +59,25 @@ int wait_for(pid_t pid) {
   return status;
 }
 
+// The job's output equals the reference. Reported by its first differing line: gtest's diff
+// of two multi-line strings this long would take tens of GB.
+void expect_same_output(const std::string& actual, const std::string& expected) {
+  if (actual == expected) return;
+  std::istringstream a(actual), e(expected);
+  std::string line_a, line_e;
+  int line = 1;
+  for (;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, line_a));
+    const bool more_e = static_cast<bool>(std::getline(e, line_e));
+    if (!more_a || !more_e || line_a != line_e) {
+      ADD_FAILURE() << "the output differs from the failure-free run's at line " << line << ": '"
+                    << (more_a ? line_a : "<end>") << "', expected '" << (more_e ? line_e : "<end>")
+                    << "' (" << actual.size() << " bytes, expected " << expected.size() << ")";
+      return;
+    }
+  }
+}
+
 // Kills the job (`app`, on `input`) `rounds` times at random points, then runs it to its
 // end: its output must equal the failure-free run's (with the same `extra` arguments: a
 // RocksDB directory). Each run resumes where the last checkpoint left it, so each kill lets the job
@@ -99,7 +118,7 @@ void kill_and_compare(const std::string& app, const fs::path& input, const std::
   }
   fs::remove(output);
   ASSERT_EQ(wait_for(spawn_job(args)), 0);
-  EXPECT_EQ(read_all(output), expected);
+  expect_same_output(read_all(output), expected);
 
   // Kills landed in runs, and the runs restored from checkpoints (else the test proves
   // nothing about them).
@@ -148,6 +167,13 @@ TEST(checkpoint_kill, a_job_killed_at_random_points_ends_with_the_failure_free_r
 TEST(checkpoint_kill, fraud_detection_killed_at_random_points_raises_the_same_alerts) {
   temp_dir dir("kill-test");
   kill_and_compare("fraud", fraud_input(dir.path), "alerts ", {}, kill_rounds(8));
+}
+
+// A windowed word count: the windows open in the workers, the emitter's watermark and the
+// collector's results waiting for the other worker's all survive the kills.
+TEST(checkpoint_kill, a_windowed_word_count_killed_at_random_points_counts_the_same_windows) {
+  temp_dir dir("kill-test");
+  kill_and_compare("windows", words_input(dir.path, 300'000), "windows ", {}, kill_rounds(8));
 }
 
 // The same with the keyed state in RocksDB: each start finds the tables a killed run left

@@ -214,24 +214,6 @@ TEST(checkpoints, a_write_that_fails_fails_the_graph_naming_the_file_and_the_rea
   }
 }
 
-// Window stages keep state that checkpoints do not hold yet: refused, by name, at start.
-TEST(checkpoints, a_window_stage_is_refused_by_name) {
-  temp_dir dir;
-  spate::runtime rt(runtime_with(workers(1)));
-  auto sum = [](const int&, std::span<const int> w) {
-    int s = 0;
-    for (int v : w) s += v;
-    return s;
-  };
-  flow::graph g(
-      flow::pipeline(flow::generate<int>(100, [](std::size_t i) { return int(i); }),
-                     spate::window::window_farming<int>(
-                         spate::window::sliding(10, 5), [](const int& v) { return v % 3; }, sum, 2),
-                     flow::sink([](spate::window::window_result<int, int>&) {})),
-      flow::graph_options{.checkpoints = flow::checkpoint_options{.directory = dir.path}});
-  expect_refused(g, rt, "window state");
-}
-
 namespace {
 // Passes values on, now and then slowly, so an ordered farm's replicas finish out of turn.
 struct uneven_pass : flow::node<std::uint64_t, std::uint64_t> {

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
+#include <string>
 #include <stdexcept>
 #include <vector>
 #include <thread>
@@ -45,6 +47,28 @@ TEST(failure, exception_in_on_start_or_on_stop_is_reported_too) {
   flow::graph g(
       flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }), bad_stop{}));
   EXPECT_THROW(g.run(rt), flow::node_error);
+}
+
+// The finish hook runs on the thread that ended the graph, and wait() returns only after it
+// has: the owner may then destroy what the hook uses (a test's promise on its stack did, and
+// crashed once in hundreds of runs).
+TEST(failure, wait_returns_after_the_finish_hook_has_returned) {
+  spate::runtime rt(runtime_with(workers(2)));
+  for (int round = 0; round < 2; ++round) {
+    std::atomic<bool> hook_done{false};
+    flow::graph g(flow::pipeline(flow::generate<int>(100, [](std::size_t i) { return int(i); }),
+                                 flow::sink([](int&) {})));
+    g.start(rt, [&](const std::string&) {
+      std::this_thread::sleep_for(50ms);
+      hook_done = true;
+    });
+    if (round == 1) g.cancel();  // the hook of a cancelled run too
+    try {
+      g.wait();
+    } catch (const std::exception&) {
+    }
+    EXPECT_TRUE(hook_done) << "round " << round;
+  }
 }
 
 TEST(backpressure, slow_sink_keeps_items_in_flight_bounded) {

@@ -25,8 +25,9 @@
 //   - nodes with keyed state (state/keyed.hpp): nothing more to do.
 //   - nodes with state of their own: `S snapshot_state() const` and `void restore_state(S)`,
 //     S encodable; restore_state() runs before on_start().
-//   - other nodes: nothing (they hold no state). A node with state it cannot snapshot yet
-//     declares `refuses_checkpoints` (the window stages do).
+//   - other nodes: nothing (they hold no state). A node with state it cannot snapshot
+//     declares `refuses_checkpoints` (the window stages do for processing time, or for types
+//     without a codec: window/detail/window_checkpoints.hpp).
 //   - any node may have `void enable_checkpoints()`: called before seek(), restore_state() and
 //     on_start() when the graph takes checkpoints (a Kafka source then leaves its offsets to
 //     them, a transactional sink may start).
@@ -121,8 +122,9 @@ concept positioned_source = requires(N& n, const N& c) {
   n.seek(c.checkpoint_position());
 };
 
-/// A node whose state checkpoints cannot hold yet (the window layer's stages) says why, and
-/// a graph with checkpoints refuses to start with it, naming it:
+/// A node whose state checkpoints cannot hold says why (a window stage over processing time,
+/// or over a type without a codec), and a graph with checkpoints refuses to start with it,
+/// naming it:
 ///   static constexpr const char* refuses_checkpoints = "keeps open windows ...";
 template <class N>
 concept refusing_checkpoints = requires {

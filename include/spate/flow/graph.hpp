@@ -119,7 +119,8 @@ class graph {
   /// Starts without waiting (graph actors); wait() blocks until the end. `on_finished`, if
   /// given, runs once when the graph has finished, with the failure's text (empty on
   /// success), on the thread that ended it: a worker, a dedicated thread, or the thread of
-  /// a cancel (cancel(), the destructor, runtime shutdown); it must not block.
+  /// a cancel (cancel(), the destructor, runtime shutdown); it must not block. wait()
+  /// returns only after it has returned.
   /// Nodes on dedicated threads get them from the runtime. The graph registers a shutdown
   /// step: runtime::shutdown() cancels it and waits until every node has ended, so a
   /// wait() blocked meanwhile returns.

@@ -212,10 +212,8 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
 
   // Reads `key`'s row into the cache, first evicting the least recently used row if full.
   typename cache_map::iterator load(const Key& key) {
-    entry_key_.clear();
-    append_entry_key(hash_of(key), key, entry_key_);
     cache_entry c;
-    c.in_table = table_->get(entry_key_, value_);
+    c.in_table = table_->get(entry_key_of(key), value_);
     if (c.in_table) c.row = decode_value(value_);
     if (cache_.size() >= capacity_) evict_oldest();
     lru_.push_front(nullptr);
@@ -233,14 +231,7 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
   // write that fails throws and leaves it there).
   void evict_oldest() {
     const auto it = cache_.find(*lru_.back());
-    if (it->second.dirty) {
-      entry_key_.clear();
-      append_entry_key(hash_of(it->first), it->first, entry_key_);
-      value_.clear();
-      byte_writer out(value_);
-      row::encode(it->second.row, out);
-      table_->put(entry_key_, value_);
-    }
+    if (it->second.dirty) put_row(entry_key_of(it->first), it->second.row);
     lru_.pop_back();
     cache_.erase(it);
   }
@@ -251,11 +242,7 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
       c.dirty = true;
       return;
     }
-    if (c.in_table) {
-      entry_key_.clear();
-      append_entry_key(hash_of(it->first), it->first, entry_key_);
-      table_->erase(entry_key_);
-    }
+    if (c.in_table) table_->erase(entry_key_of(it->first));
     lru_.erase(c.lru);
     cache_.erase(it);
   }
@@ -281,9 +268,7 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
 
   template <class F>
   void with_key_uncached(const Key& key, fields_type fields, F&& f) {
-    entry_key_.clear();
-    append_entry_key(hash_of(key), key, entry_key_);
-    const bool existed = table_->get(entry_key_, value_);
+    const bool existed = table_->get(entry_key_of(key), value_);
     row_type r{};
     if (existed) r = decode_value(value_);
     row::bind(fields, &r);
@@ -298,6 +283,19 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
     write_back(existed, r);
   }
 
+  // `key`'s entry key, in entry_key_ (kept for its capacity).
+  const std::string& entry_key_of(const Key& key) {
+    entry_key_.clear();
+    append_entry_key(hash_of(key), key, entry_key_);
+    return entry_key_;
+  }
+  // Writes `r`'s bytes under `entry`, through value_.
+  void put_row(const std::string& entry, const row_type& r) {
+    value_.clear();
+    byte_writer out(value_);
+    row::encode(r, out);
+    table_->put(entry, value_);
+  }
   static std::uint64_t hash_of(const Key& key) {
     return mixed_hash(static_cast<std::uint64_t>(std::hash<Key>{}(key)));
   }
@@ -321,15 +319,13 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
     }
     return r;
   }
+  // The uncached item's row, under entry_key_ (with_key_uncached set it).
   void write_back(bool existed, const row_type& r) {
     if (row::empty(r)) {
       if (existed) table_->erase(entry_key_);
       return;
     }
-    value_.clear();
-    byte_writer out(value_);
-    row::encode(r, out);
-    table_->put(entry_key_, value_);
+    put_row(entry_key_, r);
   }
 
   std::unique_ptr<row_table> table_;

@@ -298,6 +298,8 @@ constexpr const char* container_name() {
 template <class T>
   requires detail::bytes_are_value<T>
 struct codec<T> {
+  /// Marks the codec that writes exactly sizeof(T) bytes (detail::stored_as_bytes).
+  static constexpr bool stores_bytes = true;
   /// Appends the encoding of the value.
   static void encode(const T& value, byte_writer& out) { out.write(&value, sizeof(T)); }
   /// Reads one value; throws decode_error on corrupt or truncated input.
@@ -332,13 +334,18 @@ struct codec<std::string> {
 
 namespace detail {
 
+// T's codec is the bytes codec above: a trivially copyable type may have one of its own
+// (a user's, or window::window_result's), whose encoding has another length.
+template <class T>
+inline constexpr bool stored_as_bytes = requires { requires codec<T>::stores_bytes; };
+
 // A sequence's count: every element takes at least one byte, and an element stored as its
 // bytes exactly sizeof of them, so a count the bytes left cannot hold is refused here.
 template <class T>
 std::size_t read_elements(byte_reader& in, const char* what) {
   const std::size_t start = in.position();
   const std::size_t n = in.read_count(what);
-  if constexpr (bytes_are_value<T>) {
+  if constexpr (stored_as_bytes<T>) {
     if (n > in.left() / sizeof(T))
       in.fail_at(start, what,
                  std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
@@ -365,7 +372,7 @@ struct sequence_codec {
     Sequence values;
     // Reserved only when n elements are known to fit in the bytes left; otherwise the
     // container grows as elements decode, so memory follows the bytes actually read.
-    if constexpr (bytes_are_value<value_type> && requires { values.reserve(n); }) values.reserve(n);
+    if constexpr (stored_as_bytes<value_type> && requires { values.reserve(n); }) values.reserve(n);
     for (std::size_t i = 0; i < n; ++i) values.push_back(state::decode<value_type>(in));
     return values;
   }

@@ -17,12 +17,16 @@
 #include <deque>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "spate/flow/node.hpp"
 #include "spate/flow/stages.hpp"
+#include "spate/state/codec.hpp"
 #include "spate/window/count_window.hpp"
+#include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/patterns.hpp"
 #include "spate/window/window_function.hpp"
 
@@ -56,14 +60,17 @@ template <class Key, class Acc, class Combine, class Result>
 class pane_combiner
     : public flow::node<
           window_result<Key, Acc>,
-          window_result<Key, std::invoke_result_t<const Result&, const Key&, const Acc&>>> {
+          window_result<Key, std::invoke_result_t<const Result&, const Key&, const Acc&>>>,
+      public codec_stance<state::encodable<Key> && state::encodable<Acc>> {
   using value_type = std::invoke_result_t<const Result&, const Key&, const Acc&>;
   using out_type = window_result<Key, value_type>;
+  /// A checkpoint's copy (detail/window_checkpoints.hpp), per key: the next window, and the
+  /// panes kept for it and later ones as (index, accumulator, tuples).
+  using kept = std::unordered_map<
+      Key, std::pair<std::uint64_t, std::vector<std::tuple<std::uint64_t, Acc, std::uint64_t>>>>;
+  static constexpr bool checkpointable = state::encodable<Key> && state::encodable<Acc>;
 
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   pane_combiner(std::uint64_t panes_per_window, std::uint64_t panes_per_slide, Combine combine,
                 Result result)
       : per_window_(panes_per_window),
@@ -92,6 +99,28 @@ class pane_combiner
       }
     }
     keys_.clear();
+  }
+  kept snapshot_state() const
+    requires checkpointable
+  {
+    kept k;
+    for (const auto& [key, s] : keys_) {
+      auto& out = k[key];
+      out.first = s.next_window;
+      for (const stored_pane& p : s.panes) out.second.emplace_back(p.index, p.value, p.tuples);
+    }
+    return k;
+  }
+  void restore_state(kept k)
+    requires checkpointable
+  {
+    keys_.clear();
+    for (auto& [key, in] : k) {
+      key_state& s = keys_[key];
+      s.next_window = in.first;
+      for (auto& [index, value, tuples] : in.second)
+        s.panes.push_back(stored_pane{index, std::move(value), tuples});
+    }
   }
 
  private:

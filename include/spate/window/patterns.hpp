@@ -30,9 +30,11 @@
 #include "spate/flow/stages.hpp"
 #include "spate/memory/multicast_envelope.hpp"
 #include "spate/memory/slab_pool.hpp"
+#include "spate/state/codec.hpp"
 #include "spate/window/count_window.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_stages.hpp"
+#include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/detail/window_keeper.hpp"
 #include "spate/window/pattern_options.hpp"
 #include "spate/window/window_function.hpp"
@@ -42,11 +44,11 @@ namespace spate::window {
 namespace detail {
 
 template <class T, class KeyFn>
-class window_emitter : public flow::node<T, routed_tuple<T>> {
+class window_emitter : public flow::node<T, routed_tuple<T>>,
+                       public codec_stance<state::encodable<key_of<T, KeyFn>>> {
+  using positions = std::unordered_map<key_of<T, KeyFn>, std::uint64_t>;
+
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers,
                  const pattern_options& options)
       : pattern_(p),
@@ -66,6 +68,17 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
                     [this](routed_tuple<T>&& m) { this->send_next(std::move(m)); });
     pool_gauge_.update();
   }
+  /// Checkpoints (detail/window_checkpoints.hpp): each key's next position.
+  positions snapshot_state() const
+    requires state::encodable<key_of<T, KeyFn>>
+  {
+    return positions_;
+  }
+  void restore_state(positions p)
+    requires state::encodable<key_of<T, KeyFn>>
+  {
+    positions_ = std::move(p);
+  }
 
  private:
   pattern pattern_;
@@ -75,32 +88,30 @@ class window_emitter : public flow::node<T, routed_tuple<T>> {
   std::unique_ptr<memory::slab_pool> pool_;  ///< outlives the workers' releases: see below
   std::shared_ptr<window_report> report_;    ///< null unless asked for; outlives pool_gauge_
   pool_gauge pool_gauge_;
-  std::unordered_map<key_of<T, KeyFn>, std::uint64_t> positions_;
+  positions positions_;
 };
 
 template <class T, class KeyFn, class F>
 class window_worker
     : public flow::node<routed_tuple<T>,
-                        typename window_keeper<key_of<T, KeyFn>, T, F>::result_type> {
+                        typename window_keeper<key_of<T, KeyFn>, T, F>::result_type>,
+      public keeper_slot<window_keeper<key_of<T, KeyFn>, T, F>> {
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   window_worker(pattern p, count_window spec, KeyFn key, F f)
       : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
 
   void on_start() {
     const auto [owner, owners] = window_share(pattern_, *this);
-    keeper_.emplace(spec_, f_, owner, owners);
+    this->make_keeper(spec_, f_, owner, owners);
   }
   void consume(routed_tuple<T>& in) {
     const T& tuple = in.tuple->value();
-    keeper_->add(key_(tuple), tuple, in.position,
-                 [this](auto&& result) { this->send_next(std::move(result)); });
+    this->keeper_->add(key_(tuple), tuple, in.position,
+                       [this](auto&& result) { this->send_next(std::move(result)); });
     in.release();
   }
   void on_stop() {
-    keeper_->flush([this](auto&& result) { this->send_next(std::move(result)); });
+    this->keeper_->flush([this](auto&& result) { this->send_next(std::move(result)); });
   }
 
  private:
@@ -108,16 +119,20 @@ class window_worker
   count_window spec_;
   KeyFn key_;
   F f_;
-  std::optional<window_keeper<key_of<T, KeyFn>, T, F>> keeper_;
 };
 
 /// Restores each key's window order (Window Farming's workers finish windows out of order).
 template <class Result>
-class window_collector : public flow::node<Result, Result> {
+class window_collector : public flow::node<Result, Result>,
+                         public codec_stance<state::encodable<Result>> {
+  using key_type = std::decay_t<decltype(std::declval<Result>().key)>;
+  /// A checkpoint's copy (detail/window_checkpoints.hpp): per key, the next window to
+  /// release and the ones that came before it.
+  using kept =
+      std::unordered_map<key_type,
+                         std::pair<std::uint64_t, std::unordered_map<std::uint64_t, Result>>>;
+
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   void consume(Result& r) {
     auto& k = keys_[r.key];
     if (r.window != k.next) {
@@ -138,13 +153,26 @@ class window_collector : public flow::node<Result, Result> {
         throw std::logic_error("window collector: a key's window " + std::to_string(k.next) +
                                " never arrived");
   }
+  kept snapshot_state() const
+    requires state::encodable<Result>
+  {
+    kept k;
+    for (const auto& [key, pk] : keys_) k.emplace(key, std::pair(pk.next, pk.waiting));
+    return k;
+  }
+  void restore_state(kept k)
+    requires state::encodable<Result>
+  {
+    keys_.clear();
+    for (auto& [key, in] : k) keys_[key] = per_key{in.first, std::move(in.second)};
+  }
 
  private:
   struct per_key {
     std::uint64_t next = 0;
     std::unordered_map<std::uint64_t, Result> waiting;
   };
-  std::unordered_map<std::decay_t<decltype(std::declval<Result>().key)>, per_key> keys_;
+  std::unordered_map<key_type, per_key> keys_;
 };
 
 template <class T, class KeyFn, class F>

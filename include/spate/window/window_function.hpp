@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "spate/state/codec.hpp"
+
 namespace spate::window {
 
 /// A window function kept as one accumulator per open window (window::incremental).
@@ -75,3 +77,26 @@ struct window_result_of<incremental_function<Acc, U, R>, Key, T> {
 }  // namespace detail
 
 }  // namespace spate::window
+
+/// A window result's codec (state/codec.hpp), when its key and value have one: checkpoints
+/// of the window patterns hold results not yet released, and a sink may keep them.
+template <class Key, class R>
+  requires spate::state::encodable<Key> && spate::state::encodable<R>
+struct spate::state::codec<spate::window::window_result<Key, R>> {
+  /// Appends the encoding of the result, field by field.
+  static void encode(const spate::window::window_result<Key, R>& r, byte_writer& out) {
+    state::encode(r.key, out);
+    state::encode(r.window, out);
+    state::encode(r.value, out);
+    state::encode(r.complete, out);
+    state::encode(r.tuples, out);
+  }
+  /// Reads one result; throws decode_error on corrupt or truncated input.
+  static spate::window::window_result<Key, R> decode(byte_reader& in) {
+    auto key = state::decode<Key>(in);
+    const auto window = state::decode<std::uint64_t>(in);
+    auto value = state::decode<R>(in);
+    const auto complete = state::decode<bool>(in);
+    return {std::move(key), window, std::move(value), complete, state::decode<std::uint64_t>(in)};
+  }
+};

@@ -15,7 +15,10 @@
 // (then there is nobody to wake), and clears it when done; the run has ended
 // (`ended_locked`) when every task finished and no cancel is waking; the finish hook of a
 // run that finished during a cancel's wake-ups runs at the end of that cancel instead,
-// before waking_ is cleared. Not yet covered: graph::~graph on a worker (a graph actor)
+// before waking_ is cleared. Waiters (wait_and_rethrow, wait_finished) return only after the
+// finish hook has returned (`hook_running_`, set under the mutex with finished_), so an owner
+// may destroy what the hook uses once wait() returns; finished() does not wait for it (a
+// hook may post to an actor that asks). Not yet covered: graph::~graph on a worker (a graph actor)
 // whose cancel() returns at once because another cancel is still waking, and wake timers
 // ticking into a node of a cancelled run (CHANGELOG, Known issues).
 #include <atomic>
@@ -113,8 +116,8 @@ class SPATE_API graph_state : public std::enable_shared_from_this<graph_state> {
   bool finished() const;
   void cancel();
   // Runs once, on the thread of the last task to finish (or of the cancel that was waking
-  // tasks then), after the graph ended (with the failure's text, empty on success). Must not
-  // block (send a message). Set it before start().
+  // tasks then), after the graph ended (with the failure's text, empty on success), and
+  // before waiters return. Must not block (send a message). Set it before start().
   void set_on_finished(std::function<void(const std::string& failure)> hook) {
     on_finished_ = std::move(hook);
   }
@@ -146,6 +149,7 @@ class SPATE_API graph_state : public std::enable_shared_from_this<graph_state> {
   bool finished_ = false;              ///< every task has finished
   bool waking_ = false;                ///< a cancel() is notifying tasks (top of the file)
   bool finish_hook_deferred_ = false;  ///< finished while waking_: cancel() runs the hook
+  bool hook_running_ = false;          ///< the last task is running the finish hook
   bool ended_locked() const noexcept { return finished_ && !waking_; }
   void run_finish_hook();
   std::chrono::milliseconds stall_report_after_{0};

@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "spate/state/codec.hpp"
+#include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/time_window.hpp"
 #include "spate/window/window_function.hpp"
 
@@ -23,6 +26,15 @@ class time_window_keeper {
  public:
   using value_type = typename window_result_of<F, Key, T>::type;
   using result_type = window_result<Key, value_type>;
+  /// A checkpoint's copy (detail/window_checkpoints.hpp): the windows fired so far, and per
+  /// key per open window its accumulator (incremental) or its tuples, and its tuple count.
+  using kept_window =
+      std::conditional_t<incremental,
+                         std::pair<typename is_incremental<F>::accumulator, std::uint64_t>,
+                         std::pair<std::vector<T>, std::uint64_t>>;
+  using kept =
+      std::pair<std::uint64_t, std::unordered_map<Key, std::map<std::uint64_t, kept_window>>>;
+  static constexpr bool checkpointable = state::encodable<kept>;
 
   time_window_keeper(time_window spec, F f, std::uint64_t owner, std::uint64_t owners)
       : spec_(spec), f_(std::move(f)), owner_(owner), owners_(owners) {}
@@ -62,6 +74,37 @@ class time_window_keeper {
     for (auto& [key, windows] : keys_)
       for (auto& [w, o] : windows) emit(close(key, w, o, false));
     keys_.clear();
+  }
+
+  kept snapshot() const {
+    kept k{fired_, {}};
+    for (const auto& [key, windows] : keys_) {
+      auto& out = k.second[key];
+      for (const auto& [w, o] : windows) {
+        if constexpr (incremental)
+          out.emplace(w, kept_window{o.accumulator, o.tuples});
+        else
+          out.emplace(w, kept_window{o.held, o.tuples});
+      }
+    }
+    return k;
+  }
+  // Before the first tuple; throws for a window this keeper does not own.
+  void restore(kept k) {
+    fired_ = k.first;
+    keys_.clear();
+    for (auto& [key, windows] : k.second) {
+      auto& open = keys_[key];
+      for (auto& [w, kw] : windows) {
+        if (w % owners_ != owner_) foreign_window(w, owner_, owners_);
+        open_window& o = open[w];
+        if constexpr (incremental)
+          o.accumulator = std::move(kw.first);
+        else
+          o.held = std::move(kw.first);
+        o.tuples = kw.second;
+      }
+    }
   }
 
  private:

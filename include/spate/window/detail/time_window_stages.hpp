@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -22,8 +23,10 @@
 #include "spate/flow/stages.hpp"
 #include "spate/flow/wake_timer.hpp"
 #include "spate/log/log.hpp"
+#include "spate/state/codec.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_keeper.hpp"
+#include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/time_window.hpp"
 
 namespace spate::window::detail {
@@ -33,15 +36,17 @@ struct arrival_time {
   std::chrono::nanoseconds tick;
 };
 
+template <class TimeFn>
+inline constexpr bool is_processing_time = std::is_same_v<TimeFn, arrival_time>;
+
 template <class T, class KeyFn, class TimeFn>
-class time_emitter : public flow::node<T, routed_tuple<T>> {
-  static constexpr bool processing_time = std::is_same_v<TimeFn, arrival_time>;
+class time_emitter : public flow::node<T, routed_tuple<T>>,
+                     public std::conditional_t<is_processing_time<TimeFn>, refuses_processing_time,
+                                               takes_checkpoints> {
+  static constexpr bool processing_time = is_processing_time<TimeFn>;
   using clock = std::chrono::steady_clock;
 
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   time_emitter(pattern p, time_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
                const pattern_options& options)
       : pattern_(p),
@@ -94,6 +99,17 @@ class time_emitter : public flow::node<T, routed_tuple<T>> {
                             " of them after all of them, so in no window); allowed lateness " +
                             std::to_string(spec_.lateness));
     }
+  }
+  /// Checkpoints (detail/window_checkpoints.hpp): the newest time seen, the windows fired.
+  std::pair<std::uint64_t, std::uint64_t> snapshot_state() const
+    requires(!processing_time)
+  {
+    return {newest_, fired_};
+  }
+  void restore_state(std::pair<std::uint64_t, std::uint64_t> kept)
+    requires(!processing_time)
+  {
+    std::tie(newest_, fired_) = kept;
   }
 
  private:
@@ -151,33 +167,32 @@ template <class T, class KeyFn, class F>
 class time_worker
     : public flow::node<
           routed_tuple<T>,
-          time_worker_output<typename time_window_keeper<key_of<T, KeyFn>, T, F>::result_type>> {
+          time_worker_output<typename time_window_keeper<key_of<T, KeyFn>, T, F>::result_type>>,
+      public keeper_slot<time_window_keeper<key_of<T, KeyFn>, T, F>> {
   using keeper_type = time_window_keeper<key_of<T, KeyFn>, T, F>;
   using result_type = typename keeper_type::result_type;
 
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   time_worker(pattern p, time_window spec, KeyFn key, F f)
       : pattern_(p), spec_(spec), key_(std::move(key)), f_(std::move(f)) {}
 
   void on_start() {
     const auto [owner, owners] = window_share(pattern_, *this);
-    keeper_.emplace(spec_, f_, owner, owners);
+    this->make_keeper(spec_, f_, owner, owners);
   }
   void consume(routed_tuple<T>& in) {
     if (in.tuple == nullptr) {
-      keeper_->advance(in.position, [this](result_type&& r) { this->send_next(std::move(r)); });
+      this->keeper_->advance(in.position,
+                             [this](result_type&& r) { this->send_next(std::move(r)); });
       this->send_next(watermark_passed{std::uint32_t(this->replica_index()), in.position});
       return;
     }
     const T& tuple = in.tuple->value();
-    keeper_->add(key_(tuple), tuple, in.position);
+    this->keeper_->add(key_(tuple), tuple, in.position);
     in.release();
   }
   void on_stop() {
-    keeper_->flush([this](result_type&& r) { this->send_next(std::move(r)); });
+    this->keeper_->flush([this](result_type&& r) { this->send_next(std::move(r)); });
   }
 
  private:
@@ -185,17 +200,20 @@ class time_worker
   time_window spec_;
   KeyFn key_;
   F f_;
-  std::optional<keeper_type> keeper_;
 };
 
 // Releases a key's windows in window order once every worker has passed a watermark at or
 // beyond their end: by then each worker has sent every such window it owns.
 template <class Result>
-class time_collector : public flow::node<time_worker_output<Result>, Result> {
+using collector_waiting = std::unordered_map<std::decay_t<decltype(std::declval<Result>().key)>,
+                                             std::map<std::uint64_t, Result>>;
+
+template <class Result>
+class time_collector : public flow::node<time_worker_output<Result>, Result>,
+                       public codec_stance<state::encodable<collector_waiting<Result>>> {
+  using kept = std::pair<std::vector<std::uint64_t>, collector_waiting<Result>>;
+
  public:
-  /// Window state is not in checkpoints yet (flow/checkpoints.hpp).
-  static constexpr const char* refuses_checkpoints =
-      "keeps window state that checkpoints do not hold yet (docs/state.md)";
   time_collector(time_window spec, std::uint32_t workers) : spec_(spec), passed_(workers, 0) {}
 
   void consume(time_worker_output<Result>& in) {
@@ -219,13 +237,26 @@ class time_collector : public flow::node<time_worker_output<Result>, Result> {
       for (auto& [w, r] : windows) this->send_next(std::move(r));
     waiting_.clear();
   }
+  /// Checkpoints (detail/window_checkpoints.hpp): each worker's watermark, the results
+  /// waiting for the others'.
+  kept snapshot_state() const
+    requires state::encodable<collector_waiting<Result>>
+  {
+    return {passed_, waiting_};
+  }
+  void restore_state(kept k)
+    requires state::encodable<collector_waiting<Result>>
+  {
+    if (k.first.size() != passed_.size())
+      throw std::runtime_error("the checkpoint has " + std::to_string(k.first.size()) +
+                               " window workers, this graph " + std::to_string(passed_.size()));
+    std::tie(passed_, waiting_) = std::move(k);
+  }
 
  private:
   time_window spec_;
   std::vector<std::uint64_t> passed_;
-  std::unordered_map<std::decay_t<decltype(std::declval<Result>().key)>,
-                     std::map<std::uint64_t, Result>>
-      waiting_;
+  collector_waiting<Result> waiting_;
 };
 
 template <class T, class KeyFn, class TimeFn, class F>

@@ -13,11 +13,15 @@
 #include <deque>
 #include <span>
 #include <stdexcept>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "spate/state/codec.hpp"
 #include "spate/window/count_window.hpp"
+#include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/window_function.hpp"
 
 namespace spate::window::detail {
@@ -29,6 +33,17 @@ class window_keeper {
  public:
   using value_type = typename window_result_of<F, Key, T>::type;
   using result_type = window_result<Key, value_type>;
+  using accumulator_type = typename is_incremental<F>::accumulator;
+  /// A checkpoint's copy (detail/window_checkpoints.hpp), per key: its open windows
+  /// (window, tuples, and the accumulator when incremental), and when not incremental its
+  /// buffer of (position, tuple).
+  using kept_key =
+      std::conditional_t<incremental,
+                         std::vector<std::tuple<std::uint64_t, std::uint64_t, accumulator_type>>,
+                         std::pair<std::vector<std::pair<std::uint64_t, std::uint64_t>>,
+                                   std::vector<std::pair<std::uint64_t, T>>>>;
+  using kept = std::unordered_map<Key, kept_key>;
+  static constexpr bool checkpointable = state::encodable<kept>;
 
   window_keeper(count_window spec, F f, std::uint64_t owner, std::uint64_t owners)
       : spec_(spec), f_(std::move(f)), owner_(owner), owners_(owners) {}
@@ -72,12 +87,46 @@ class window_keeper {
     keys_.clear();
   }
 
+  kept snapshot() const {
+    kept k;
+    for (const auto& [key, s] : keys_) {
+      kept_key& out = k[key];
+      for (const open_window& o : s.open) {
+        if constexpr (incremental)
+          out.emplace_back(o.window, o.tuples, o.accumulator);
+        else
+          out.first.emplace_back(o.window, o.tuples);
+      }
+      if constexpr (!incremental)
+        for (const positioned& p : s.buffer) out.second.emplace_back(p.position, p.tuple);
+    }
+    return k;
+  }
+  // Before the first tuple; throws for a window this keeper does not own.
+  void restore(kept k) {
+    keys_.clear();
+    for (auto& [key, in] : k) {
+      key_state& s = keys_[key];
+      auto open = [&](std::uint64_t window, std::uint64_t tuples) -> open_window& {
+        if (window % owners_ != owner_) foreign_window(window, owner_, owners_);
+        return s.open.emplace_back(open_window{window, {}, tuples});
+      };
+      if constexpr (incremental) {
+        for (auto& [window, tuples, accumulator] : in)
+          open(window, tuples).accumulator = std::move(accumulator);
+      } else {
+        for (const auto& [window, tuples] : in.first) open(window, tuples);
+        for (auto& [position, tuple] : in.second)
+          s.buffer.push_back(positioned{position, std::move(tuple)});
+      }
+    }
+  }
+
  private:
   struct positioned {
     std::uint64_t position;
     T tuple;
   };
-  using accumulator_type = typename is_incremental<F>::accumulator;
   struct open_window {
     std::uint64_t window;
     [[no_unique_address]] accumulator_type accumulator;
