@@ -6,7 +6,10 @@
 //   spate-kafka-bench load  --brokers B --topic T --lines N [--partitions 4]
 //   spate-kafka-bench run   --brokers B --input T --lines N --impl spate|kafka-streams
 //                           [--replicas 2] [--jars DIR --classes DIR]
-//                           [--exactly_once] [--commit_ms 100]
+//                           [--exactly_once] [--commit_ms 100] [--emit final|updates]
+//   spate-kafka-bench read  --brokers B --topic T --lines N [--exactly_once]
+//       times the output checker alone over a finished run's output topic T (read_committed
+//       with --exactly_once, as `run` reads it): {"read", "isolation", "seconds"}
 //   spate-kafka-bench check-words --brokers B --topic T --lines N [--input T]
 //       reads examples/kafka/kafka_words' output (one record per input line, keyed by the
 //       line's partition:offset, value its words), keeps one record per key, and checks
@@ -14,8 +17,9 @@
 //       same lines does; exit code 0 when they do. With --input (the job's input topic) it
 //       names the input records (partition:offset) whose line is missing
 //
-// `run` prints one JSON line: {"impl", "guarantee", "commit_ms", "lines", "words",
-// "distinct_words", "seconds", "lines_per_second"}.
+// `run` prints one JSON line: {"impl", "guarantee", "emit", "commit_ms", "lines", "words",
+// "distinct_words", "seconds", "lines_per_second", "job_seconds"} (job_seconds: spate's job
+// from its start to its end, before the checker saw the last output; -1 for Kafka Streams).
 // The clock starts when the job starts (Kafka Streams: when its JVM is up and has called
 // start(); both then join their consumer group) and stops when the checker is satisfied.
 //
@@ -33,6 +37,10 @@
 // Each implementation writes the same records in both modes: spate one record per distinct
 // word with its final count, at the end of the input; Kafka Streams its count updates, which
 // its record cache collapses within a commit interval.
+// --emit updates (spate only): spate writes every word's running count as it counts it, one
+// record per input word, so that output flows all the time; exactly once then holds it back
+// between each barrier and its commit (kafka::exactly_once_sink), which is what this
+// measures.
 #include <librdkafka/rdkafka.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -74,6 +82,7 @@ struct options {
   std::string book = "data/wordcount/book.dat";
   std::size_t lines = 200'000, partitions = 4, replicas = 2;
   bool exactly_once = false;
+  std::string emit = "final";   // or "updates": a record per input word (spate only)
   std::size_t commit_ms = 100;  // Kafka Streams' default commit.interval.ms with exactly_once_v2
 };
 
@@ -112,6 +121,8 @@ options parse(int argc, char** argv) {
       o.replicas = std::stoul(value);
     else if (name == "--commit_ms")
       o.commit_ms = std::stoul(value);
+    else if (name == "--emit" && (value == "final" || value == "updates"))
+      o.emit = value;
     else
       throw std::invalid_argument("spate-kafka-bench: unknown option " + name);
   }
@@ -165,7 +176,7 @@ class output_checker {
     rd_kafka_destroy(consumer_);
   }
   void wait(std::chrono::seconds limit, const std::function<bool()>& ended = nullptr,
-            std::chrono::seconds grace = std::chrono::seconds(30)) {
+            std::chrono::seconds grace = std::chrono::seconds(120)) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     std::optional<std::chrono::steady_clock::time_point> ended_at;
     while (sum_ != words_) {
@@ -214,11 +225,19 @@ struct line_splitter : flow::node<kafka::record, std::string> {
   }
 };
 
+// Counts words; sends every word's final count at the end, or (`updates`) its running count
+// at each word.
 struct word_counter : flow::node<std::string, std::pair<std::string, std::uint64_t>> {
-  void consume(std::string& word) { ++counts[word]; }
+  explicit word_counter(bool updates = false) : updates(updates) {}
+  void consume(std::string& word) {
+    const std::uint64_t n = ++counts[word];
+    if (updates) send_next({std::move(word), n});
+  }
   void on_stop() {
+    if (updates) return;
     for (auto& [w, n] : counts) send_next({w, n});
   }
+  bool updates;
   std::unordered_map<std::string, std::uint64_t> counts;
 };
 
@@ -230,6 +249,7 @@ struct word_counter : flow::node<std::string, std::pair<std::string, std::uint64
 // word instead would write one record per input word (8.4 million for 200,000 lines), not
 // one per distinct word.
 struct checkpointed_word_counter : word_counter {
+  using word_counter::word_counter;
   std::unordered_map<std::string, std::uint64_t> snapshot_state() const { return counts; }
   void restore_state(std::unordered_map<std::string, std::uint64_t> restored) {
     counts = std::move(restored);
@@ -261,11 +281,20 @@ kafka::message to_message(counted& c) {
   return kafka::message{c.first, std::to_string(c.second), std::nullopt};
 }
 
+// spate's runs: seconds from the start until the job's last node ended (-1: not a spate run).
+// The output may become visible later: exactly once, the last transaction is committed at
+// the end, and the checker still has to read it.
+double spate_job_seconds = -1;
+
 // Runs `job` until the checker has every word's final count; returns the seconds that took.
 double time_spate(spate::runtime& rt, flow::graph& job, output_checker& checker) {
   std::atomic<bool> ended{false};
   const auto start = std::chrono::steady_clock::now();
-  job.start(rt, [&ended](const std::string&) { ended.store(true); });
+  job.start(rt, [&ended, start](const std::string&) {
+    spate_job_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ended.store(true);  // after: the checker's thread reads spate_job_seconds once it sees this
+  });
   try {
     checker.wait(std::chrono::seconds(600), [&ended] { return ended.load(); });
   } catch (...) {
@@ -297,10 +326,11 @@ double run_spate(const options& o, const std::string& output, output_checker& ch
   auto split = flow::farm(flow::make_stage<line_splitter>().named("split"), o.replicas,
                           kafka::by_partition());
   const flow::by_key by_word{[](const std::string& w) { return w; }};
+  const bool updates = o.emit == "updates";
   if (!o.exactly_once) {
     flow::graph job(flow::pipeline(
         kafka::source(in), split,
-        flow::farm(flow::make_stage<word_counter>().named("count"), o.replicas, by_word),
+        flow::farm(flow::make_stage<word_counter>(updates).named("count"), o.replicas, by_word),
         kafka::sink<counted>(out, to_message)));
     return time_spate(rt, job, checker);
   }
@@ -311,7 +341,7 @@ double run_spate(const options& o, const std::string& output, output_checker& ch
       .directory = checkpoints.path, .interval = std::chrono::milliseconds(o.commit_ms)};
   flow::graph job(
       flow::pipeline(kafka::source(in), split,
-                     flow::farm(flow::make_stage<checkpointed_word_counter>().named("count"),
+                     flow::farm(flow::make_stage<checkpointed_word_counter>(updates).named("count"),
                                 o.replicas, by_word),
                      kafka::exactly_once_sink<counted>(out, to_message)),
       graph_options);
@@ -487,8 +517,20 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (o.command == "check-words") return check_words(o, book);
+    if (o.command == "read") {
+      output_checker checker(o.brokers, o.topic, words_in(book, o.lines), o.exactly_once);
+      const auto start = std::chrono::steady_clock::now();
+      checker.wait(std::chrono::seconds(600));
+      std::printf("{\"read\":\"%s\",\"isolation\":\"%s\",\"seconds\":%.3f}\n", o.topic.c_str(),
+                  o.exactly_once ? "read_committed" : "read_uncommitted",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return 0;
+    }
     if (o.command != "run")
-      throw std::invalid_argument("spate-kafka-bench: load or run, not " + o.command);
+      throw std::invalid_argument("spate-kafka-bench: load, run, read or check-words, not " +
+                                  o.command);
+    if (o.impl != "spate" && o.emit != "final")
+      throw std::invalid_argument("spate-kafka-bench: --emit applies to --impl spate only");
     const std::uint64_t words = words_in(book, o.lines);
     static std::atomic<int> runs{0};
     const std::string output =
@@ -500,11 +542,12 @@ int main(int argc, char** argv) {
                                ? run_kafka_streams(o, output, checker)
                                : throw std::invalid_argument("--impl spate|kafka-streams");
     std::printf(
-        "{\"impl\":\"%s\",\"guarantee\":\"%s\",\"commit_ms\":%zu,\"lines\":%zu,\"words\":%llu,"
-        "\"distinct_words\":%zu,\"seconds\":%.3f,\"lines_per_second\":%.0f}\n",
-        o.impl.c_str(), o.exactly_once ? "exactly_once" : "at_least_once", o.commit_ms, o.lines,
-        static_cast<unsigned long long>(words), checker.distinct(), seconds,
-        static_cast<double>(o.lines) / seconds);
+        "{\"impl\":\"%s\",\"guarantee\":\"%s\",\"emit\":\"%s\",\"commit_ms\":%zu,\"lines\":%zu,"
+        "\"words\":%llu,"
+        "\"distinct_words\":%zu,\"seconds\":%.3f,\"lines_per_second\":%.0f,\"job_seconds\":%.3f}\n",
+        o.impl.c_str(), o.exactly_once ? "exactly_once" : "at_least_once", o.emit.c_str(),
+        o.commit_ms, o.lines, static_cast<unsigned long long>(words), checker.distinct(), seconds,
+        static_cast<double>(o.lines) / seconds, spate_job_seconds);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "spate-kafka-bench: " << e.what() << '\n';

@@ -199,8 +199,8 @@ TEST(rocksdb_backend, parts_restore_across_backends_by_key_group) {
   EXPECT_EQ(rows_of(on_backend::encode(*whole.snapshot(), layout, 8), 8), all);
 }
 
-// A part of another layout adds nothing; one that holds a key the store has (in its cache
-// or its table) is refused.
+// A part of another layout adds nothing; a restore after the first item is refused (a
+// restore fills an empty store), and so is a key group restored twice.
 TEST(rocksdb_backend, a_part_that_fails_to_restore_is_refused) {
   for_each_cache([](state::keyed_state_backend& backend, std::size_t cache, const fs::path&) {
     fields f;
@@ -214,21 +214,32 @@ TEST(rocksdb_backend, a_part_that_fails_to_restore_is_refused) {
     EXPECT_THROW(s.restore(part, "another layout", 4, [](std::uint32_t) { return true; }),
                  std::runtime_error);
     EXPECT_EQ(rows_of(on_backend::encode(*s.snapshot(), layout, 4), 4).size(), 0u);
+    EXPECT_EQ(s.restore(part, layout, 4, [](std::uint32_t group) { return group < 2; }) +
+                  s.restore(part, layout, 4, [](std::uint32_t group) { return group >= 2; }),
+              100u);
+    try {
+      s.restore(part, layout, 4, [](std::uint32_t group) { return group == 1; });
+      FAIL() << "restored a key group twice";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("key group 1 restored twice"), std::string::npos)
+          << e.what();
+    }
     s.with_key("k50", f.tie(), [&] { f.count.set(-1); });
     try {
       s.restore(part, layout, 4, [](std::uint32_t) { return true; });
-      FAIL() << "restored a key twice";
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("restored twice"), std::string::npos) << e.what();
+      FAIL() << "restored after an item";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("after the first item"), std::string::npos) << e.what();
     }
     const auto rows = rows_of(on_backend::encode(*s.snapshot(), layout, 4), 4);
-    ASSERT_EQ(rows.size(), 1u);
-    EXPECT_EQ(rows.begin()->second.first, -1);
+    ASSERT_EQ(rows.size(), 100u);
+    EXPECT_EQ(rows.at("k50").first, -1);
+    EXPECT_EQ(rows.at("k51").first, 51);
   });
 }
 
-// A part larger than a restore batch (4 MiB) restores whole; restored again, its keys are
-// found in the table and refused.
+// A part larger than a restore batch (4 MiB) restores whole; restored again, its key groups
+// are refused.
 TEST(rocksdb_backend, a_large_part_restores_in_batches) {
   temp_dir dir;
   auto backend = small_rocksdb(dir.path);

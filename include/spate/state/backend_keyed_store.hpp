@@ -77,6 +77,7 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
   void with_key(const Key& key, fields_type fields, F&& f) {
     static_assert(std::is_void_v<std::invoke_result_t<F&>>,
                   "spate::state: with_key's function returns nothing (consume())");
+    used_ = true;
     if (capacity_ == 0) {
       with_key_uncached(key, fields, std::forward<F>(f));
       return;
@@ -152,27 +153,44 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
   }
 
   /// Adds the rows of part `bytes` whose key group `wanted(group)` accepts; returns how many.
-  /// Call it before the first with_key(). Rows are decoded and checked, then written in
-  /// batches of about `restore_batch_bytes`, so a restore holds at most one batch besides
-  /// the part. Errors as keyed_store::restore's; unlike it, a part that fails may leave the
-  /// rows of the batches written before (the graph then does not start, and its tables go).
+  /// Call it before the first with_key() (std::logic_error otherwise): the table is then
+  /// empty but for earlier restores, so a key held twice can only be one a part holds twice
+  /// in a key group (refused with the group's keys in memory, one group at a time) or a key
+  /// group two parts hold (refused by group): no key is looked up in the table. Rows are
+  /// decoded and checked, then written in batches of about `restore_batch_bytes`, so a
+  /// restore holds at most one batch and one group's keys besides the part. Errors as
+  /// keyed_store::restore's; unlike it, a part that fails may leave the rows of the batches
+  /// written before (the graph then does not start, and its tables go).
   template <class Wanted>
   std::size_t restore(std::string_view bytes, std::string_view layout, std::uint32_t key_groups,
                       Wanted&& wanted) {
+    if (used_) {
+      throw std::logic_error(
+          "spate::state: restore() after the first item (a restore fills an empty store)");
+    }
+    if (restored_groups_.size() != key_groups) restored_groups_.assign(key_groups, false);
     row_table::batch staged;
     std::size_t staged_bytes = 0;
     std::size_t restored = 0;
-    std::unordered_set<std::string> keys;  // the staged batch's, not yet in the table
-    std::string existing;
+    std::unordered_set<std::string> keys;  // the current key group's
+    std::uint64_t group_now = key_groups;  // none yet
     const auto write_staged = [&] {
       table_->write(staged);
       restored += staged.puts.size();
       staged.puts.clear();
       staged_bytes = 0;
-      keys.clear();
     };
     detail::read_keyed_part(
         bytes, layout, key_groups, wanted, [&](std::uint32_t group, byte_reader& section) {
+          if (group != group_now) {  // a part's groups come in increasing order
+            if (restored_groups_[group]) {
+              throw std::runtime_error("spate::state: key group " + std::to_string(group) +
+                                       " restored twice (two parts hold it)");
+            }
+            restored_groups_[group] = true;
+            group_now = group;
+            keys.clear();
+          }
           const Key key = state::decode<Key>(section);
           const std::size_t value_start = section.position();
           const row_type r = row::decode(section);
@@ -180,15 +198,14 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
           detail::check_key_group(h, group, key_groups);
           std::string entry;
           append_entry_key(h, key, entry);
-          if (keys.contains(entry) || cache_.contains(key) || table_->get(entry, existing)) {
+          if (!keys.insert(entry).second) {
             throw std::runtime_error("spate::state: a key restored twice in key group " +
-                                     std::to_string(group) + " (two parts hold it)");
+                                     std::to_string(group) + " (the part holds it twice)");
           }
           if (row::empty(r)) return;
           const std::string_view value =
               section.input().substr(value_start, section.position() - value_start);
           staged_bytes += entry.size() + value.size();
-          keys.insert(entry);
           staged.puts.emplace_back(std::move(entry), value);
           if (staged_bytes >= restore_batch_bytes) write_staged();
         });
@@ -331,9 +348,11 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
   std::unique_ptr<row_table> table_;
   std::size_t capacity_;
   cache_map cache_;
-  std::list<const Key*> lru_;  // the cache's keys, most recently used first
-  std::string entry_key_;      // the current item's entry key, kept for its capacity
-  std::string value_;          // its row's bytes, likewise
+  std::list<const Key*> lru_;          // the cache's keys, most recently used first
+  std::string entry_key_;              // the current item's entry key, kept for its capacity
+  std::string value_;                  // its row's bytes, likewise
+  bool used_ = false;                  // with_key() ran: restore() is refused
+  std::vector<bool> restored_groups_;  // key groups a restore has filled
 };
 
 }  // namespace spate::state
