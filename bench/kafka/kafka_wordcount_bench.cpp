@@ -121,9 +121,11 @@ options parse(int argc, char** argv) {
       o.replicas = std::stoul(value);
     else if (name == "--commit_ms")
       o.commit_ms = std::stoul(value);
-    else if (name == "--emit" && (value == "final" || value == "updates"))
+    else if (name == "--emit") {
+      if (value != "final" && value != "updates")
+        throw std::invalid_argument("spate-kafka-bench: --emit final|updates, not " + value);
       o.emit = value;
-    else
+    } else
       throw std::invalid_argument("spate-kafka-bench: unknown option " + name);
   }
   return o;
@@ -293,7 +295,7 @@ double time_spate(spate::runtime& rt, flow::graph& job, output_checker& checker)
   job.start(rt, [&ended, start](const std::string&) {
     spate_job_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ended.store(true);  // after: the checker's thread reads spate_job_seconds once it sees this
+    ended.store(true);  // main reads spate_job_seconds after job.wait(), which waits for this hook
   });
   try {
     checker.wait(std::chrono::seconds(600), [&ended] { return ended.load(); });

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace spate::flow::detail {
@@ -93,17 +94,39 @@ void graph_state::cancel() {
     t->notify();
     stress_point();  // a task woken here may end the run before the next one is notified
   }
-  // A run that finished during the wake-ups has its hook run here, while waking_ still
-  // holds the waiters back: once they return, the owner may destroy or restart the state.
-  bool hook = false;
+  // A run that finished during the wake-ups has its hook run here. The deferred flag is
+  // taken in the same locked section that clears waking_: a task that ends the run in
+  // between would otherwise defer its hook to a cancel that has already looked. While the
+  // hook runs, hook_running_ holds the waiters back: once they return, the owner may
+  // destroy or restart the state.
   {
     std::lock_guard lock(mutex_);
-    hook = std::exchange(finish_hook_deferred_, false);
+    waking_ = false;
+    if (!std::exchange(finish_hook_deferred_, false)) {
+      done_.notify_all();  // then only the unlock: a waiter may now end the state's life
+      return;
+    }
+    begin_finish_hook_locked();
   }
-  if (hook) run_finish_hook();
+  run_finish_hook();
+  end_finish_hook();
+}
+
+void graph_state::begin_finish_hook_locked() {
+  hook_running_ = true;
+  hook_thread_ = std::this_thread::get_id();
+}
+
+void graph_state::end_finish_hook() {
   std::lock_guard lock(mutex_);
-  waking_ = false;
+  hook_running_ = false;
   done_.notify_all();  // then only the unlock: a waiter may now end the state's life
+}
+
+bool graph_state::waiters_may_return_locked() const noexcept {
+  // The hook's own thread is not held back by it (a hook that destroys its graph, or shuts
+  // its runtime down, would otherwise wait for itself).
+  return ended_locked() && (!hook_running_ || hook_thread_ == std::this_thread::get_id());
 }
 
 void graph_state::task_finished() {
@@ -119,13 +142,11 @@ void graph_state::task_finished() {
       done_.notify_all();
       return;
     }
-    hook_running_ = true;  // waiters return once the hook has (top of the header)
+    begin_finish_hook_locked();  // waiters return once the hook has (top of the header)
   }
   // The calling task still holds its reference: the state outlives the hook.
   run_finish_hook();
-  std::lock_guard lock(mutex_);
-  hook_running_ = false;
-  done_.notify_all();
+  end_finish_hook();
 }
 
 void graph_state::run_finish_hook() {
@@ -155,12 +176,12 @@ std::uint64_t graph_state::progress() const noexcept {
 
 void graph_state::wait_finished() {
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return ended_locked() && !hook_running_; });
+  done_.wait(lock, [&] { return waiters_may_return_locked(); });
 }
 
 void graph_state::wait_and_rethrow() {
   std::unique_lock lock(mutex_);
-  const auto is_finished = [&] { return ended_locked() && !hook_running_; };
+  const auto is_finished = [&] { return waiters_may_return_locked(); };
   if (stall_report_after_.count() <= 0) {
     done_.wait(lock, is_finished);
   } else {

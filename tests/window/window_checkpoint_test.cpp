@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
-#include "../flow/flow_test_support.hpp"
-#include "../temp_dir.hpp"
+#include "../flow/checkpoint_test_support.hpp"
 
 namespace {
 
 using namespace flow_test;  // flow = spate::flow, runtime_with, workers
+using checkpoint_test::expect_refused;
 namespace window = spate::window;
 using spate::test::temp_dir;
 
@@ -75,11 +75,14 @@ constexpr std::size_t ticks = 100'000;
 // it is stopped after its checkpoints, however fast or loaded the machine.
 struct tick_source : flow::node<void, tick> {
   std::size_t next = 0;
-  bool pause_halfway;
-  explicit tick_source(bool pause) : pause_halfway(pause) {}
+  std::shared_ptr<std::atomic<bool>> paused;  // null: never pauses
+  explicit tick_source(std::shared_ptr<std::atomic<bool>> p) : paused(std::move(p)) {}
   flow::produce_status produce() {
     if (next == ticks) return flow::produce_status::ended;
-    if (pause_halfway && next == ticks / 2) return flow::produce_status::wait;
+    if (paused && next == ticks / 2) {
+      paused->store(true);
+      return flow::produce_status::wait;
+    }
     send_next(tick_of(next++));
     return flow::produce_status::more;
   }
@@ -91,16 +94,16 @@ struct tick_source : flow::node<void, tick> {
 template <class MakeWindows>
 flow::graph window_job(const MakeWindows& make_windows, std::shared_ptr<by_key> out,
                        std::optional<flow::checkpoint_options> checkpoints,
-                       bool pause_halfway = false) {
+                       std::shared_ptr<std::atomic<bool>> paused = nullptr) {
   return flow::graph(
-      flow::pipeline(flow::make_stage<tick_source>(pause_halfway), make_windows(),
+      flow::pipeline(flow::make_stage<tick_source>(std::move(paused)), make_windows(),
                      flow::make_stage<result_table>(std::move(out))),
       flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
 }
 
-// Runs until `count` checkpoints are complete, the source paused halfway, then cancels (a
-// crash, as far as the checkpoints can tell); returns the last one's id, or 0 if the run
-// ended first (it failed).
+// Runs until `count` checkpoints have completed after the source paused halfway, then
+// cancels (a crash, as far as the checkpoints can tell): the last one holds the windows open
+// at the halfway point. Returns its id, or 0 if the run ended first (it failed).
 template <class MakeWindows>
 std::uint64_t run_until_checkpoints(spate::runtime& rt, const MakeWindows& make_windows,
                                     const std::filesystem::path& dir, int count) {
@@ -110,16 +113,25 @@ std::uint64_t run_until_checkpoints(spate::runtime& rt, const MakeWindows& make_
     if (!settled.exchange(true)) reached.set_value(id);
   };
   std::atomic<int> completions{0};
+  auto paused = std::make_shared<std::atomic<bool>>(false);
   auto g = window_job(make_windows, std::make_shared<by_key>(),
                       flow::checkpoint_options{.directory = dir,
                                                .interval = std::chrono::milliseconds(1),
                                                .on_complete =
                                                    [&](std::uint64_t id) {
-                                                     if (++completions == count) settle(id);
+                                                     if (paused->load() && ++completions == count)
+                                                       settle(id);
                                                    }},
-                      true);
+                      paused);
   g.start(rt, [&](const std::string&) { settle(0); });
-  const std::uint64_t id = reached.get_future().get();
+  auto outcome = reached.get_future();
+  if (outcome.wait_for(std::chrono::seconds(120)) != std::future_status::ready) {
+    ADD_FAILURE() << "no checkpoint completed within 120 s of the source's pause";
+    g.cancel();
+    g.wait();
+    return 0;
+  }
+  const std::uint64_t id = outcome.get();
   g.cancel();
   g.wait();
   return id;
@@ -184,16 +196,6 @@ TEST(window_checkpoints, pane_farming_resumes_exactly) {
   });
 }
 
-// The graph does not start: std::invalid_argument whose text holds `reason`.
-void expect_refused(flow::graph& g, spate::runtime& rt, const std::string& reason) {
-  try {
-    g.run(rt);
-    FAIL() << "started";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
-  }
-}
-
 // A tuple type without a codec: its windows cannot be written down.
 struct no_codec {
   std::string text;
@@ -249,6 +251,33 @@ TEST(window_checkpoints, a_checkpoint_of_another_worker_count_is_not_restored) {
   g.run(rt);
   EXPECT_EQ(g.checkpoints().restored_from, 0u);
   EXPECT_TRUE(*out == *reference);
+}
+
+// A checkpoint of other windows (here twice as long) is refused when the graph starts,
+// naming the stage and both shapes: restored into the wrong windows, it would fire wrong
+// results.
+TEST(window_checkpoints, a_checkpoint_of_other_windows_fails_the_start_naming_both) {
+  spate::runtime rt(runtime_with(workers(2)));
+  temp_dir dir("window-checkpoints");
+  auto with = [](std::uint64_t length) {
+    return [length] {
+      return window::key_partitioning<tick>(window::sliding(length, 5), key_of_tick,
+                                            incremental_sum(), 2);
+    };
+  };
+  ASSERT_NE(run_until_checkpoints(rt, with(20), dir.path, 1), 0u);
+  auto g = window_job(with(40), std::make_shared<by_key>(),
+                      flow::checkpoint_options{.directory = dir.path});
+  try {
+    g.run(rt);
+    FAIL() << "restored into other windows";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("window_worker#"), std::string::npos) << what;
+    EXPECT_NE(what.find("the checkpoint's windows are length 20, slide 5"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("this graph's are length 40, slide 5"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -109,11 +109,8 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
   /// The row of `key`, decoded; empty when it has none. For tests and tools.
   std::optional<row_type> find(const Key& key) {
     if (const auto it = cache_.find(key); it != cache_.end()) return it->second.row;
-    std::string entry;
-    append_entry_key(hash_of(key), key, entry);
-    std::string value;
-    if (!table_->get(entry, value)) return std::nullopt;
-    return decode_value(value);
+    if (!table_->get(entry_key_of(key), value_)) return std::nullopt;
+    return decode_value(value_);
   }
 
   /// A view of every row as it is now; the node goes on writing. The rows the cache changed
@@ -160,7 +157,8 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
   /// decoded and checked, then written in batches of about `restore_batch_bytes`, so a
   /// restore holds at most one batch and one group's keys besides the part. Errors as
   /// keyed_store::restore's; unlike it, a part that fails may leave the rows of the batches
-  /// written before (the graph then does not start, and its tables go).
+  /// written before, and its key groups count as restored: the store is then unusable (the
+  /// graph does not start, and its tables go).
   template <class Wanted>
   std::size_t restore(std::string_view bytes, std::string_view layout, std::uint32_t key_groups,
                       Wanted&& wanted) {
@@ -168,7 +166,12 @@ class backend_keyed_store<Key, std::tuple<H&...>> {
       throw std::logic_error(
           "spate::state: restore() after the first item (a restore fills an empty store)");
     }
-    if (restored_groups_.size() != key_groups) restored_groups_.assign(key_groups, false);
+    if (restored_groups_.empty()) {
+      restored_groups_.assign(key_groups, false);
+    } else if (restored_groups_.size() != key_groups) {
+      throw std::logic_error("spate::state: a restore of " + std::to_string(key_groups) +
+                             " key groups after one of " + std::to_string(restored_groups_.size()));
+    }
     row_table::batch staged;
     std::size_t staged_bytes = 0;
     std::size_t restored = 0;

@@ -55,20 +55,26 @@ pane_function<Acc, Update, Combine, Result> panes(Update update, Combine combine
 
 namespace detail {
 
+/// A pane combiner's checkpoint copy (detail/window_checkpoints.hpp): its windows' shape in
+/// panes and, per key, the next window and the panes kept for it and later ones as (index,
+/// accumulator, tuples).
+template <class Key, class Acc>
+using combiner_kept = std::pair<
+    window_shape,
+    std::unordered_map<
+        Key, std::pair<std::uint64_t, std::vector<std::tuple<std::uint64_t, Acc, std::uint64_t>>>>>;
+
 /// Builds each key's windows from its panes, which arrive per key in pane order.
 template <class Key, class Acc, class Combine, class Result>
 class pane_combiner
     : public flow::node<
           window_result<Key, Acc>,
           window_result<Key, std::invoke_result_t<const Result&, const Key&, const Acc&>>>,
-      public codec_stance<state::encodable<Key> && state::encodable<Acc>> {
+      public codec_stance<state::encodable<combiner_kept<Key, Acc>>> {
   using value_type = std::invoke_result_t<const Result&, const Key&, const Acc&>;
   using out_type = window_result<Key, value_type>;
-  /// A checkpoint's copy (detail/window_checkpoints.hpp), per key: the next window, and the
-  /// panes kept for it and later ones as (index, accumulator, tuples).
-  using kept = std::unordered_map<
-      Key, std::pair<std::uint64_t, std::vector<std::tuple<std::uint64_t, Acc, std::uint64_t>>>>;
-  static constexpr bool checkpointable = state::encodable<Key> && state::encodable<Acc>;
+  using kept = combiner_kept<Key, Acc>;
+  static constexpr bool checkpointable = state::encodable<kept>;
 
  public:
   pane_combiner(std::uint64_t panes_per_window, std::uint64_t panes_per_slide, Combine combine,
@@ -103,9 +109,9 @@ class pane_combiner
   kept snapshot_state() const
     requires checkpointable
   {
-    kept k;
+    kept k{shape(), {}};
     for (const auto& [key, s] : keys_) {
-      auto& out = k[key];
+      auto& out = k.second[key];
       out.first = s.next_window;
       for (const stored_pane& p : s.panes) out.second.emplace_back(p.index, p.value, p.tuples);
     }
@@ -114,8 +120,9 @@ class pane_combiner
   void restore_state(kept k)
     requires checkpointable
   {
+    check_window_shape(k.first, shape());
     keys_.clear();
-    for (auto& [key, in] : k) {
+    for (auto& [key, in] : k.second) {
       key_state& s = keys_[key];
       s.next_window = in.first;
       for (auto& [index, value, tuples] : in.second)
@@ -135,6 +142,7 @@ class pane_combiner
   };
 
   std::uint64_t first_pane(std::uint64_t window) const { return window * per_slide_; }
+  window_shape shape() const noexcept { return {per_window_, per_slide_, 0}; }
 
   out_type build(const Key& key, key_state& s, std::uint64_t count, bool complete) {
     const std::uint64_t from = first_pane(s.next_window);

@@ -43,10 +43,14 @@ namespace spate::window {
 
 namespace detail {
 
+/// A count emitter's checkpoint copy: each key's next position.
+template <class T, class KeyFn>
+using emitter_positions = std::unordered_map<key_of<T, KeyFn>, std::uint64_t>;
+
 template <class T, class KeyFn>
 class window_emitter : public flow::node<T, routed_tuple<T>>,
-                       public codec_stance<state::encodable<key_of<T, KeyFn>>> {
-  using positions = std::unordered_map<key_of<T, KeyFn>, std::uint64_t>;
+                       public codec_stance<state::encodable<emitter_positions<T, KeyFn>>> {
+  using positions = emitter_positions<T, KeyFn>;
 
  public:
   window_emitter(pattern p, count_window spec, KeyFn key, std::uint32_t workers,
@@ -70,12 +74,12 @@ class window_emitter : public flow::node<T, routed_tuple<T>>,
   }
   /// Checkpoints (detail/window_checkpoints.hpp): each key's next position.
   positions snapshot_state() const
-    requires state::encodable<key_of<T, KeyFn>>
+    requires state::encodable<positions>
   {
     return positions_;
   }
   void restore_state(positions p)
-    requires state::encodable<key_of<T, KeyFn>>
+    requires state::encodable<positions>
   {
     positions_ = std::move(p);
   }
@@ -102,7 +106,8 @@ class window_worker
 
   void on_start() {
     const auto [owner, owners] = window_share(pattern_, *this);
-    this->make_keeper(spec_, f_, owner, owners);
+    this->make_keeper([this](const auto& key) { return routes_key_to(pattern_, key, *this); },
+                      spec_, f_, owner, owners);
   }
   void consume(routed_tuple<T>& in) {
     const T& tuple = in.tuple->value();
@@ -121,16 +126,19 @@ class window_worker
   F f_;
 };
 
+/// A count collector's checkpoint copy (detail/window_checkpoints.hpp): per key, the next
+/// window to release and the ones that came before it.
+template <class Result>
+using collector_kept =
+    std::unordered_map<std::decay_t<decltype(std::declval<Result>().key)>,
+                       std::pair<std::uint64_t, std::unordered_map<std::uint64_t, Result>>>;
+
 /// Restores each key's window order (Window Farming's workers finish windows out of order).
 template <class Result>
 class window_collector : public flow::node<Result, Result>,
-                         public codec_stance<state::encodable<Result>> {
+                         public codec_stance<state::encodable<collector_kept<Result>>> {
   using key_type = std::decay_t<decltype(std::declval<Result>().key)>;
-  /// A checkpoint's copy (detail/window_checkpoints.hpp): per key, the next window to
-  /// release and the ones that came before it.
-  using kept =
-      std::unordered_map<key_type,
-                         std::pair<std::uint64_t, std::unordered_map<std::uint64_t, Result>>>;
+  using kept = collector_kept<Result>;
 
  public:
   void consume(Result& r) {
@@ -154,14 +162,14 @@ class window_collector : public flow::node<Result, Result>,
                                " never arrived");
   }
   kept snapshot_state() const
-    requires state::encodable<Result>
+    requires state::encodable<kept>
   {
     kept k;
     for (const auto& [key, pk] : keys_) k.emplace(key, std::pair(pk.next, pk.waiting));
     return k;
   }
   void restore_state(kept k)
-    requires state::encodable<Result>
+    requires state::encodable<kept>
   {
     keys_.clear();
     for (auto& [key, in] : k) keys_[key] = per_key{in.first, std::move(in.second)};

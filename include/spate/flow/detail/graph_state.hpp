@@ -15,12 +15,14 @@
 // (then there is nobody to wake), and clears it when done; the run has ended
 // (`ended_locked`) when every task finished and no cancel is waking; the finish hook of a
 // run that finished during a cancel's wake-ups runs at the end of that cancel instead,
-// before waking_ is cleared. Waiters (wait_and_rethrow, wait_finished) return only after the
-// finish hook has returned (`hook_running_`, set under the mutex with finished_), so an owner
-// may destroy what the hook uses once wait() returns; finished() does not wait for it (a
-// hook may post to an actor that asks). Not yet covered: graph::~graph on a worker (a graph actor)
-// whose cancel() returns at once because another cancel is still waking, and wake timers
-// ticking into a node of a cancelled run (CHANGELOG, Known issues).
+// in the locked section that clears waking_. Waiters (wait_and_rethrow, wait_finished) return
+// only after the finish hook has returned (`hook_running_`, set under the mutex where the
+// run is found ended), so an owner may destroy what the hook uses once wait() returns; the
+// hook's own thread does not wait for it (a hook that destroys its graph), and finished()
+// does not wait for it either (a hook may post to an actor that asks). Not yet covered:
+// graph::~graph on a worker (a graph actor) whose cancel() returns at once because another cancel
+// is still waking, and wake timers ticking into a node of a cancelled run (CHANGELOG, Known
+// issues).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -31,6 +33,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spate/exec/link.hpp"
@@ -149,8 +152,12 @@ class SPATE_API graph_state : public std::enable_shared_from_this<graph_state> {
   bool finished_ = false;              ///< every task has finished
   bool waking_ = false;                ///< a cancel() is notifying tasks (top of the file)
   bool finish_hook_deferred_ = false;  ///< finished while waking_: cancel() runs the hook
-  bool hook_running_ = false;          ///< the last task is running the finish hook
+  bool hook_running_ = false;          ///< a thread is running the finish hook
+  std::thread::id hook_thread_{};      ///< which one (it does not wait for itself)
   bool ended_locked() const noexcept { return finished_ && !waking_; }
+  void begin_finish_hook_locked();
+  void end_finish_hook();
+  bool waiters_may_return_locked() const noexcept;
   void run_finish_hook();
   std::chrono::milliseconds stall_report_after_{0};
   std::exception_ptr error_;

@@ -151,6 +151,14 @@ inline std::pair<std::uint64_t, std::uint64_t> window_share(pattern p,
   return {worker.replica_index(), worker.replica_count()};
 }
 
+// Whether `worker` gets `key`'s tuples: Key Partitioning routes a key by its hash, as
+// multicast_tuple does; Window Farming sends every key to every worker.
+template <class Key>
+bool routes_key_to(pattern p, const Key& key, const flow::node_context& worker) {
+  return p != pattern::key_partitioning ||
+         std::hash<Key>{}(key) % worker.replica_count() == worker.replica_index();
+}
+
 // Emitter, a farm of `workers` window workers fed by routed_tuple::worker, and a collector.
 // The emitter (and its pool) is destroyed with the graph, after every worker ended: the
 // workers' releases never outlive the pool.

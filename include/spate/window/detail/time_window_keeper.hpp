@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -26,14 +27,15 @@ class time_window_keeper {
  public:
   using value_type = typename window_result_of<F, Key, T>::type;
   using result_type = window_result<Key, value_type>;
-  /// A checkpoint's copy (detail/window_checkpoints.hpp): the windows fired so far, and per
-  /// key per open window its accumulator (incremental) or its tuples, and its tuple count.
+  /// A checkpoint's copy (detail/window_checkpoints.hpp): the windows' shape, the windows
+  /// fired so far, and per key per open window its accumulator (incremental) or its tuples,
+  /// and its tuple count.
   using kept_window =
       std::conditional_t<incremental,
                          std::pair<typename is_incremental<F>::accumulator, std::uint64_t>,
                          std::pair<std::vector<T>, std::uint64_t>>;
-  using kept =
-      std::pair<std::uint64_t, std::unordered_map<Key, std::map<std::uint64_t, kept_window>>>;
+  using kept = std::tuple<window_shape, std::uint64_t,
+                          std::unordered_map<Key, std::map<std::uint64_t, kept_window>>>;
   static constexpr bool checkpointable = state::encodable<kept>;
 
   time_window_keeper(time_window spec, F f, std::uint64_t owner, std::uint64_t owners)
@@ -77,9 +79,10 @@ class time_window_keeper {
   }
 
   kept snapshot() const {
-    kept k{fired_, {}};
+    kept k{shape(), fired_, {}};
     for (const auto& [key, windows] : keys_) {
-      auto& out = k.second[key];
+      if (windows.empty()) continue;
+      auto& out = std::get<2>(k)[key];
       for (const auto& [w, o] : windows) {
         if constexpr (incremental)
           out.emplace(w, kept_window{o.accumulator, o.tuples});
@@ -89,11 +92,15 @@ class time_window_keeper {
     }
     return k;
   }
-  // Before the first tuple; throws for a window this keeper does not own.
-  void restore(kept k) {
-    fired_ = k.first;
+  // Before the first tuple; throws for windows of another shape, a window this keeper does
+  // not own, or a key whose tuples `owns_key` says go elsewhere.
+  template <class OwnsKey>
+  void restore(kept k, const OwnsKey& owns_key) {
+    check_window_shape(std::get<0>(k), shape());
+    fired_ = std::get<1>(k);
     keys_.clear();
-    for (auto& [key, windows] : k.second) {
+    for (auto& [key, windows] : std::get<2>(k)) {
+      if (!owns_key(key)) foreign_key();
       auto& open = keys_[key];
       for (auto& [w, kw] : windows) {
         if (w % owners_ != owner_) foreign_window(w, owner_, owners_);
@@ -108,6 +115,8 @@ class time_window_keeper {
   }
 
  private:
+  window_shape shape() const noexcept { return {spec_.length, spec_.slide, spec_.lateness}; }
+
   struct open_window {
     [[no_unique_address]] typename is_incremental<F>::accumulator accumulator{};
     std::vector<T> held;  // non-incremental: arrival order

@@ -178,7 +178,8 @@ class time_worker
 
   void on_start() {
     const auto [owner, owners] = window_share(pattern_, *this);
-    this->make_keeper(spec_, f_, owner, owners);
+    this->make_keeper([this](const auto& key) { return routes_key_to(pattern_, key, *this); },
+                      spec_, f_, owner, owners);
   }
   void consume(routed_tuple<T>& in) {
     if (in.tuple == nullptr) {
@@ -202,16 +203,21 @@ class time_worker
   F f_;
 };
 
-// Releases a key's windows in window order once every worker has passed a watermark at or
-// beyond their end: by then each worker has sent every such window it owns.
+// The results a time collector holds back, per key in window order.
 template <class Result>
 using collector_waiting = std::unordered_map<std::decay_t<decltype(std::declval<Result>().key)>,
                                              std::map<std::uint64_t, Result>>;
 
+// A time collector's checkpoint copy: each worker's watermark, the results waiting.
+template <class Result>
+using time_collector_kept = std::pair<std::vector<std::uint64_t>, collector_waiting<Result>>;
+
+// Releases a key's windows in window order once every worker has passed a watermark at or
+// beyond their end: by then each worker has sent every such window it owns.
 template <class Result>
 class time_collector : public flow::node<time_worker_output<Result>, Result>,
-                       public codec_stance<state::encodable<collector_waiting<Result>>> {
-  using kept = std::pair<std::vector<std::uint64_t>, collector_waiting<Result>>;
+                       public codec_stance<state::encodable<time_collector_kept<Result>>> {
+  using kept = time_collector_kept<Result>;
 
  public:
   time_collector(time_window spec, std::uint32_t workers) : spec_(spec), passed_(workers, 0) {}
@@ -240,12 +246,12 @@ class time_collector : public flow::node<time_worker_output<Result>, Result>,
   /// Checkpoints (detail/window_checkpoints.hpp): each worker's watermark, the results
   /// waiting for the others'.
   kept snapshot_state() const
-    requires state::encodable<collector_waiting<Result>>
+    requires state::encodable<kept>
   {
     return {passed_, waiting_};
   }
   void restore_state(kept k)
-    requires state::encodable<collector_waiting<Result>>
+    requires state::encodable<kept>
   {
     if (k.first.size() != passed_.size())
       throw std::runtime_error("the checkpoint has " + std::to_string(k.first.size()) +

@@ -10,12 +10,16 @@
 // open windows.
 //
 // Parts go by replica name, so a checkpoint restores onto the same number of workers (a
-// graph with another count does not fit it; flow/checkpoints.hpp). A keeper also refuses a
-// window it does not own, which only a foreign checkpoint could hold.
+// graph with another count does not fit it; flow/checkpoints.hpp). Each worker and the pane
+// combiner also record their windows' shape (length, slide, lateness) and refuse a restore
+// into windows of another shape; a keeper refuses a window it does not own and, under Key
+// Partitioning, a key whose tuples go to another worker (a key hash that differs from the
+// checkpoint's run).
 //
 // A stage whose state has no codec (state/codec.hpp) for its tuple, key, accumulator or
 // result type refuses checkpoints, and so do processing-time windows, whose clock starts
 // again with the process.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -63,16 +67,38 @@ class keeper_slot : public codec_stance<Keeper::checkpointable> {
   }
 
  protected:
-  template <class... Args>
-  void make_keeper(Args&&... args) {
+  // `owns_key(key)`: this worker gets the key's tuples (a restored key must be one).
+  template <class OwnsKey, class... Args>
+  void make_keeper(const OwnsKey& owns_key, Args&&... args) {
     keeper_.emplace(std::forward<Args>(args)...);
-    if (restored_) keeper_->restore(std::move(*std::exchange(restored_, std::nullopt)));
+    if (restored_) keeper_->restore(std::move(*std::exchange(restored_, std::nullopt)), owns_key);
   }
   std::optional<Keeper> keeper_;
 
  private:
   std::optional<kept> restored_;
 };
+
+// What a checkpoint records of a stage's windows: length, slide and lateness (count
+// windows, panes: 0), checked at restore.
+using window_shape = std::array<std::uint64_t, 3>;
+
+inline void check_window_shape(const window_shape& checkpoint, const window_shape& graph) {
+  if (checkpoint == graph) return;
+  const auto text = [](const window_shape& w) {
+    return "length " + std::to_string(w[0]) + ", slide " + std::to_string(w[1]) + ", lateness " +
+           std::to_string(w[2]);
+  };
+  throw std::runtime_error("the checkpoint's windows are " + text(checkpoint) +
+                           "; this graph's are " + text(graph));
+}
+
+// A key in a restored keeper's state whose tuples this worker does not get.
+[[noreturn]] inline void foreign_key() {
+  throw std::runtime_error(
+      "a key whose tuples go to another worker (Key Partitioning routes by the key's "
+      "std::hash, which differs from the run that took the checkpoint)");
+}
 
 // A window in a restored keeper's state that this keeper does not own.
 [[noreturn]] inline void foreign_window(std::uint64_t window, std::uint64_t owner,

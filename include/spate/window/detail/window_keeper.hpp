@@ -34,15 +34,15 @@ class window_keeper {
   using value_type = typename window_result_of<F, Key, T>::type;
   using result_type = window_result<Key, value_type>;
   using accumulator_type = typename is_incremental<F>::accumulator;
-  /// A checkpoint's copy (detail/window_checkpoints.hpp), per key: its open windows
-  /// (window, tuples, and the accumulator when incremental), and when not incremental its
-  /// buffer of (position, tuple).
+  /// A checkpoint's copy (detail/window_checkpoints.hpp): the windows' shape and, per key,
+  /// its open windows (window, tuples, and the accumulator when incremental), and when not
+  /// incremental its buffer of (position, tuple).
   using kept_key =
       std::conditional_t<incremental,
                          std::vector<std::tuple<std::uint64_t, std::uint64_t, accumulator_type>>,
                          std::pair<std::vector<std::pair<std::uint64_t, std::uint64_t>>,
                                    std::vector<std::pair<std::uint64_t, T>>>>;
-  using kept = std::unordered_map<Key, kept_key>;
+  using kept = std::pair<window_shape, std::unordered_map<Key, kept_key>>;
   static constexpr bool checkpointable = state::encodable<kept>;
 
   window_keeper(count_window spec, F f, std::uint64_t owner, std::uint64_t owners)
@@ -88,9 +88,10 @@ class window_keeper {
   }
 
   kept snapshot() const {
-    kept k;
+    kept k{shape(), {}};
     for (const auto& [key, s] : keys_) {
-      kept_key& out = k[key];
+      if (s.open.empty()) continue;  // a key between windows (a hopping window's gap)
+      kept_key& out = k.second[key];
       for (const open_window& o : s.open) {
         if constexpr (incremental)
           out.emplace_back(o.window, o.tuples, o.accumulator);
@@ -102,10 +103,14 @@ class window_keeper {
     }
     return k;
   }
-  // Before the first tuple; throws for a window this keeper does not own.
-  void restore(kept k) {
+  // Before the first tuple; throws for windows of another shape, a window this keeper does
+  // not own, or a key whose tuples `owns_key` says go elsewhere.
+  template <class OwnsKey>
+  void restore(kept k, const OwnsKey& owns_key) {
+    check_window_shape(k.first, shape());
     keys_.clear();
-    for (auto& [key, in] : k) {
+    for (auto& [key, in] : k.second) {
+      if (!owns_key(key)) foreign_key();
       key_state& s = keys_[key];
       auto open = [&](std::uint64_t window, std::uint64_t tuples) -> open_window& {
         if (window % owners_ != owner_) foreign_window(window, owner_, owners_);
@@ -123,6 +128,8 @@ class window_keeper {
   }
 
  private:
+  window_shape shape() const noexcept { return {spec_.length, spec_.slide, 0}; }
+
   struct positioned {
     std::uint64_t position;
     T tuple;
