@@ -26,20 +26,6 @@ bool is_fatal(rd_kafka_resp_err_t error) {
          error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED;
 }
 
-// "[0, 2, 3]": the partitions of a rebalance, for the log.
-std::string describe(const rd_kafka_topic_partition_list_t* partitions) {
-  std::string text = "[";
-  for (int i = 0; i < partitions->cnt; ++i) {
-    text += (i == 0 ? "" : ", ") + std::to_string(partitions->elems[i].partition);
-  }
-  return text + "]";
-}
-
-int millis_until(clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-  return static_cast<int>(std::clamp<long long>(left.count(), 0, 60'000));
-}
-
 }  // namespace
 
 struct consumer_callbacks {
@@ -58,7 +44,7 @@ struct consumer_callbacks {
       if (log::enabled(log::level::info)) {
         log::write(log::level::info, "kafka",
                    "topic '" + self.options_.topic + "': " + (assigning ? "assigned" : "revoked") +
-                       " partitions " + describe(partitions));
+                       " partitions " + describe_partitions(partitions));
       }
       self.skipped_.clear();
       if (assigning) {
@@ -102,11 +88,44 @@ struct consumer_callbacks {
   }
 };
 
+// consumer_options::partitions: read from the checkpoint's offsets, else from the group's
+// committed ones (auto.offset.reset when none).
+void consumer_reader::assign_by_hand(void* handle) {
+  auto* consumer = static_cast<rd_kafka_t*>(handle);
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(static_cast<int>(options_.partitions.size()));
+  for (const std::int32_t partition : options_.partitions) {
+    const auto at = resume_at_.find(partition);
+    rd_kafka_topic_partition_list_add(list, options_.topic.c_str(), partition)->offset =
+        at != resume_at_.end() ? at->second : RD_KAFKA_OFFSET_STORED;
+    tracker_.assign(partition);
+    assigned_.insert(partition);
+  }
+  log::write(log::level::info, "kafka",
+             "topic '" + options_.topic + "': reading partitions " + describe_partitions(list));
+  const rd_kafka_resp_err_t failed = rd_kafka_assign(consumer, list);
+  rd_kafka_topic_partition_list_destroy(list);
+  if (failed) {
+    throw std::runtime_error("spate::kafka: topic '" + options_.topic + "' at " + options_.brokers +
+                             ": rd_kafka_assign: " + rd_kafka_err2str(failed));
+  }
+}
+
 void consumer_reader::seek(const source_position& at) {
   if (at.group != options_.group || at.topic != options_.topic) {
     throw std::invalid_argument("the checkpoint holds a position in topic '" + at.topic +
                                 "' for group '" + at.group + "', not topic '" + options_.topic +
                                 "' for group '" + options_.group + "'");
+  }
+  for (const auto& [partition, offset] : at.next_offsets) {
+    if (!options_.partitions.empty() &&
+        std::find(options_.partitions.begin(), options_.partitions.end(), partition) ==
+            options_.partitions.end()) {
+      throw std::invalid_argument("the checkpoint holds a position in partition " +
+                                  std::to_string(partition) + " of topic '" + at.topic +
+                                  "', which this source does not read (its partitions are "
+                                  "given by hand: another partition's checkpoint?)");
+    }
   }
   sent_until_ = at.next_offsets;
   resume_at_ = at.next_offsets;
@@ -198,7 +217,10 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
     set(conf, "group.id", options_.group);
     set(conf, "enable.auto.commit", "false");
     set(conf, "auto.offset.reset", "earliest");
-    set(conf, "enable.partition.eof", options_.stop_at_end ? "true" : "false");
+    // Partitions assigned by hand join no group, so no member id says a broker answered:
+    // the first end-of-partition event does (one comes even for an empty partition).
+    const bool by_hand = !options_.partitions.empty();
+    set(conf, "enable.partition.eof", options_.stop_at_end || by_hand ? "true" : "false");
     for (const auto& [key, value] : options_.settings) set(conf, key, value);
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_rebalance_cb(conf, &consumer_callbacks::rebalance);
@@ -214,11 +236,15 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
       rd_kafka_queue_yield(wake_queue);
       tracker_.wake();
     });
-    rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(topics, options_.topic.c_str(), RD_KAFKA_PARTITION_UA);
-    const rd_kafka_resp_err_t subscribed = rd_kafka_subscribe(consumer, topics);
-    rd_kafka_topic_partition_list_destroy(topics);
-    if (subscribed) throw std::runtime_error(where + ": " + rd_kafka_err2str(subscribed));
+    if (by_hand) {
+      assign_by_hand(consumer);
+    } else {
+      rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
+      rd_kafka_topic_partition_list_add(topics, options_.topic.c_str(), RD_KAFKA_PARTITION_UA);
+      const rd_kafka_resp_err_t subscribed = rd_kafka_subscribe(consumer, topics);
+      rd_kafka_topic_partition_list_destroy(topics);
+      if (subscribed) throw std::runtime_error(where + ": " + rd_kafka_err2str(subscribed));
+    }
 
     const auto started = clock::now();
     const auto connect_deadline = options_.connect_timeout.count() > 0
@@ -231,7 +257,7 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
         commit(consumer, false);
         next_commit = now + options_.commit_interval;
       }
-      if (!answered_) {
+      if (!answered_ && !by_hand) {
         // Joined the group: the coordinator answered (even with no partitions to give).
         if (char* member = rd_kafka_memberid(consumer)) {
           answered_ = *member != '\0';
@@ -264,7 +290,9 @@ void consumer_reader::consume(io::thread_feed<record>& feed) {
       if (m != nullptr) {
         if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           answered_ = true;
-          if (assigned_.count(m->partition) != 0) at_end_.insert(m->partition);
+          if (options_.stop_at_end && assigned_.count(m->partition) != 0) {
+            at_end_.insert(m->partition);
+          }
           rd_kafka_message_destroy(m);  // rd_kafka_destroy waits for every message
         } else if (m->err) {
           const std::string text = rd_kafka_message_errstr(m);

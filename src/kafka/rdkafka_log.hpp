@@ -1,8 +1,12 @@
 #pragma once
 // librdkafka's own log lines (connection failures, broker state), which it prints to stderr
-// by default, sent to spate's log instead (component "kafka"), for every handle spate makes.
+// by default, sent to spate's log instead (component "kafka"), for every handle spate makes;
+// and the small helpers every librdkafka handle's code shares (settings, partition lists,
+// timeouts).
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +40,22 @@ inline void set_or_throw(rd_kafka_conf_t* conf, const std::string& key, const st
     rd_kafka_conf_destroy(conf);
     throw std::invalid_argument(where + ": setting " + key + "=" + value + ": " + error);
   }
+}
+
+// "[0, 2, 3]": a list's partitions, for the log.
+inline std::string describe_partitions(const rd_kafka_topic_partition_list_t* partitions) {
+  std::string text = "[";
+  for (int i = 0; i < partitions->cnt; ++i) {
+    text += (i == 0 ? "" : ", ") + std::to_string(partitions->elems[i].partition);
+  }
+  return text + "]";
+}
+
+// Milliseconds from now until `deadline`, clamped to 0..60,000 (a librdkafka timeout).
+inline int millis_until(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, 60'000));
 }
 
 // Before rd_kafka_new(), which takes the configuration.

@@ -4,7 +4,13 @@
 // commit at each completed checkpoint, together with the input offsets they came from.
 //
 //   exactly_once_job <brokers> <input topic> <output topic> <group> <checkpoint dir>
-//                    <interval ms> <microseconds per line>
+//                    <interval ms> <microseconds per line> [partitioned]
+//
+// "partitioned": the same count as a kafka::partitioned_job (stateful scale-out: one graph
+// per input partition this process holds in the group, each checkpointing under the
+// directory given). Several processes then share the group; each prints
+// "started P restored_from N" as it starts partition P's graph. Its input must be keyed by
+// word (each record one word), so that a word's count lives in one partition.
 //
 // The pause per line stretches the job over the kill test's kill times, so that kills land
 // while it is still reading and writing.
@@ -22,6 +28,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,6 +42,7 @@
 #include "../test_runtime.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/flow.hpp"
+#include "spate/kafka/partitioned_job.hpp"
 #include "spate/kafka/sink.hpp"
 #include "spate/kafka/source.hpp"
 #include "spate/log/log.hpp"
@@ -96,13 +106,88 @@ std::runtime_error call_failed(const char* call, int error) {
   return std::runtime_error(std::string(call) + ": " + std::strerror(error));
 }
 
+// Takes the stop signals of `signals` until SIGTERM (or SIGINT) calls stop(), or the job
+// ends by itself: `ended` is set, then SIGUSR1 sent to this (the main) thread.
+void run_until_stopped(const sigset_t& signals, const std::atomic<bool>& ended,
+                       const std::function<void()>& stop) {
+  bool stopped = false;
+  while (!ended.load(std::memory_order_acquire)) {
+    int sig = 0;
+    if (const int rc = sigwait(&signals, &sig); rc != 0) throw call_failed("sigwait", rc);
+    if ((sig == SIGTERM || sig == SIGINT) && !stopped) {
+      stop();
+      stopped = true;
+    }
+  }
+  if (!stopped) throw std::runtime_error("the job ended by itself before SIGTERM");
+}
+
+// The "partitioned" mode: one graph per partition held (kafka/partitioned_job.hpp).
+void run_partitioned(spate::runtime& rt, const sigset_t& signals, kafka::consumer_options in,
+                     kafka::producer_options out, const std::filesystem::path& root,
+                     std::chrono::milliseconds interval, const split_words& splitter) {
+  kafka::partitioned_options options;
+  options.brokers = in.brokers;
+  options.group = in.group;
+  options.topic = in.topic;
+  options.checkpoint_root = root;
+  options.settings = {{"session.timeout.ms", "6000"}};
+  if (const auto debug = out.settings.find("debug"); debug != out.settings.end()) {
+    options.settings["debug"] = debug->second;  // SPATE_JOB_KAFKA_DEBUG ("cgrp")
+  }
+  options.on_started = [](std::int32_t partition, const flow::graph& g) {
+    std::printf("started %d restored_from %llu\n", int(partition),
+                static_cast<unsigned long long>(g.checkpoints().restored_from));
+    std::fflush(stdout);
+  };
+  in.settings.erase("group.instance.id");
+  kafka::partitioned_job job(rt, options, [&](const kafka::partition_context& p) {
+    kafka::consumer_options partition_in = in;
+    partition_in.partitions = {p.partition};
+    kafka::producer_options partition_out = out;
+    partition_out.transactional_id = p.transactional_id;
+    return flow::graph(
+        flow::pipeline(
+            kafka::source(partition_in), splitter,
+            flow::farm(word_count{}, 2, flow::by_key{[](const std::string& w) { return w; }}),
+            kafka::exactly_once_sink<update>(
+                partition_out,
+                [](update& u) {
+                  return kafka::message{std::move(u.first), std::to_string(u.second), std::nullopt};
+                })),
+        p.graph_options(interval));
+  });
+  const pthread_t main_thread = pthread_self();
+  std::atomic<bool> ended{false};
+  std::exception_ptr failure;
+  std::thread waiter([&] {
+    try {
+      job.wait();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ended.store(true, std::memory_order_release);
+    pthread_kill(main_thread, SIGUSR1);
+  });
+  try {
+    run_until_stopped(signals, ended, [&] { job.stop(); });
+  } catch (...) {
+    job.stop();
+    waiter.join();
+    throw;
+  }
+  waiter.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8) {
+  const bool partitioned = argc == 9 && std::strcmp(argv[8], "partitioned") == 0;
+  if (argc != 8 && !partitioned) {
     std::fprintf(stderr,
                  "usage: exactly_once_job <brokers> <input topic> <output topic> <group> "
-                 "<checkpoint dir> <interval ms> <microseconds per line>\n");
+                 "<checkpoint dir> <interval ms> <microseconds per line> [partitioned]\n");
     return 2;
   }
   const std::string brokers = argv[1], input = argv[2], output = argv[3], group = argv[4],
@@ -160,6 +245,10 @@ int main(int argc, char** argv) {
   try {
     // The runtime before the graph: a graph must never outlive the runtime it runs on.
     spate::runtime rt(spate::test::two_workers());
+    if (partitioned) {
+      run_partitioned(rt, signals, in, out, directory, checkpoints.interval, splitter);
+      return 0;
+    }
     const pthread_t main_thread = pthread_self();
     std::atomic<bool> ended{false};
     auto to_message = [](update& u) {
@@ -196,17 +285,14 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(g.checkpoints().restored_from));
     std::fflush(stdout);
 
-    bool cancelled = false;
-    while (!ended.load(std::memory_order_acquire)) {
-      int sig = 0;
-      if (const int rc = sigwait(&signals, &sig); rc != 0) throw call_failed("sigwait", rc);
-      if ((sig == SIGTERM || sig == SIGINT) && !cancelled) {
-        g.cancel();  // the open transaction is not committed: a restart redoes it
-        cancelled = true;
-      }
+    try {
+      // A cancel does not commit the open transaction: a restart redoes it.
+      run_until_stopped(signals, ended, [&g] { g.cancel(); });
+    } catch (...) {
+      g.wait();  // rethrows a node's failure, which says more
+      throw;
     }
-    g.wait();  // rethrows a node's failure
-    if (!cancelled) throw std::runtime_error("the graph ended by itself before SIGTERM");
+    g.wait();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exactly_once_job: %s\n", e.what());
     return 1;

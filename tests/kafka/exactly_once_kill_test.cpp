@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,8 +38,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "../faults/fault_helpers.hpp"
 #include "../temp_dir.hpp"
 #include "../test_runtime.hpp"
 #include "spate/flow.hpp"
@@ -47,6 +51,7 @@
 extern char** environ;
 
 namespace fs = std::filesystem;
+using spate::test::eventually;
 using spate::test::temp_dir;
 namespace flow = spate::flow;
 namespace kafka = spate::kafka;
@@ -194,16 +199,131 @@ consumer_ptr committed_reader(const std::string& topic) {
   return consumer;
 }
 
+// Reads `output` with read_committed until every word's count has reached its total and
+// each partition's committed end (as it was then) is read, within 120 s, failing at once
+// when `any_ended()` reports a job that ended; then checks that every word's counts are
+// 1, 2, ..., total, each once and in order.
+void expect_every_update_once(const std::string& output,
+                              std::map<std::string, std::int64_t> expected, std::int64_t word_total,
+                              const std::function<std::optional<std::string>()>& any_ended) {
+  consumer_ptr reader = committed_reader(output);
+  std::map<std::string, std::vector<std::int64_t>> seen;  // word -> values, in order read
+  std::set<std::string> incomplete;
+  for (const auto& [word, total] : expected) incomplete.insert(word);
+  // Once every count is complete, the reader goes on to each partition's end as it is then
+  // (high watermark; reached when no transaction is open) so that an update committed after
+  // the last expected one shows too.
+  std::optional<std::map<std::int32_t, std::int64_t>> ends;
+  std::map<std::int32_t, std::int64_t> eof_at;
+  auto at_ends = [&] {
+    for (const auto& [p, end] : *ends) {
+      if (!eof_at.contains(p) || eof_at[p] < end) return false;
+    }
+    return true;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (std::chrono::steady_clock::now() < deadline && !(ends && at_ends())) {
+    if (const auto ended = any_ended()) FAIL() << "a job ended: " << *ended;
+    if (incomplete.empty() && !ends) {
+      ends.emplace();
+      for (int p = 0; p < partitions; ++p) {
+        std::int64_t low = 0, high = 0;
+        const rd_kafka_resp_err_t err =
+            rd_kafka_query_watermark_offsets(reader.get(), output.c_str(), p, &low, &high, 10'000);
+        if (err) FAIL() << "rd_kafka_query_watermark_offsets: " << rd_kafka_err2str(err);
+        (*ends)[p] = high;
+      }
+    }
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(reader.get(), 200);
+    if (m == nullptr) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      eof_at[m->partition] = m->offset;
+    } else if (m->err) {
+      std::fprintf(stderr, "reader: %s\n", rd_kafka_message_errstr(m));  // retried by librdkafka
+    } else {
+      const std::string word(static_cast<const char*>(m->key), m->key_len);
+      const char* value = static_cast<const char*>(m->payload);
+      std::int64_t count = -1;
+      if (std::from_chars(value, value + m->len, count).ptr != value + m->len) count = -1;
+      seen[word].push_back(count);
+      const auto it = expected.find(word);
+      if (it != expected.end() && it->second == count) {
+        incomplete.erase(word);
+      } else {
+        incomplete.insert(word);  // not (or no longer) at its total
+      }
+    }
+    rd_kafka_message_destroy(m);
+  }
+  std::string missing;
+  for (const auto& word : incomplete) {
+    const auto& values = seen[word];
+    missing += " " + word + " (last " + (values.empty() ? "none" : std::to_string(values.back())) +
+               " of " + std::to_string(expected.contains(word) ? expected[word] : 0) + ")";
+  }
+  for (const auto& [p, end] : ends ? *ends : std::map<std::int32_t, std::int64_t>{}) {
+    if (!eof_at.contains(p) || eof_at[p] < end) missing += " partition " + std::to_string(p);
+  }
+  ASSERT_TRUE(incomplete.empty() && ends && at_ends())
+      << "within 120 s, not every count was read back (nor every committed record); missing:"
+      << missing;
+  std::int64_t records = 0;
+  for (const auto& [word, values] : seen) {
+    ASSERT_TRUE(expected.contains(word)) << "a word not in the input: '" << word << "'";
+    records += std::int64_t(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      ASSERT_EQ(values[i], std::int64_t(i + 1))
+          << "word " << word << ": update " << i << " of " << values.size() << " read ("
+          << expected[word] << " expected)";
+    }
+    ASSERT_EQ(std::int64_t(values.size()), expected[word]) << "word " << word;
+  }
+  EXPECT_EQ(records, word_total);
+}
+
+// A run's input and output topics (of `partitions` partitions) and group, named after
+// `prefix`, this process and the time: each run starts afresh on the shared broker.
+struct job_topics {
+  std::string input, output, group;
+};
+job_topics fresh_topics(const std::string& prefix) {
+  const std::string run = std::to_string(::getpid()) + "-" +
+                          std::to_string(std::chrono::system_clock::now().time_since_epoch() / 1ms);
+  job_topics t{prefix + "-in-" + run, prefix + "-out-" + run, prefix + "-" + run};
+  kafka::create_topic(brokers(), t.input, partitions);
+  kafka::create_topic(brokers(), t.output, partitions);
+  return t;
+}
+
+// Writes n records to `topic`, the i-th as message(i) says (not transactional).
+template <class Message>
+void write_records(const std::string& topic, std::size_t n, Message message) {
+  kafka::producer_options out;
+  out.brokers = brokers();
+  out.topic = topic;
+  flow::graph producer(
+      flow::pipeline(flow::generate<std::size_t>(n, [](std::size_t i) { return i; }),
+                     kafka::sink<std::size_t>(out, [&](std::size_t& i) { return message(i); })));
+  producer.run(spate::test::shared_runtime());
+}
+
+// SIGTERM, then a clean exit within 20 s.
+void stop_with_sigterm(child& job, const std::string& name) {
+  job.signal(SIGTERM);
+  const std::optional<int> status = job.wait_for(20s);
+  if (!status) {
+    ADD_FAILURE() << name << " did not end within 20 s of SIGTERM";  // killed by ~child
+    return;
+  }
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+      << name << ", stopped with SIGTERM: " << describe(*status);
+}
+
 }  // namespace
 
 TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
   temp_dir dir;
-  const std::string run = std::to_string(::getpid()) + "-" +
-                          std::to_string(std::chrono::system_clock::now().time_since_epoch() / 1ms);
-  const std::string input = "exactly-once-in-" + run, output = "exactly-once-out-" + run,
-                    group = "exactly-once-" + run;
-  kafka::create_topic(brokers(), input, partitions);
-  kafka::create_topic(brokers(), output, partitions);
+  const auto [input, output, group] = fresh_topics("exactly-once");
 
   // Lines of 1-6 words from 200; the expected final count of each word.
   constexpr int line_count = 30'000;
@@ -223,17 +343,9 @@ TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
     }
     lines.push_back(std::move(line));
   }
-  {
-    kafka::producer_options in;  // plain: not transactional
-    in.brokers = brokers();
-    in.topic = input;
-    flow::graph producer(flow::pipeline(
-        flow::generate<std::size_t>(lines.size(), [](std::size_t i) { return i; }),
-        kafka::sink<std::size_t>(in, [&lines](std::size_t& i) {  // keyed by line: spread
-          return kafka::message{std::to_string(i), lines[i], std::nullopt};
-        })));
-    producer.run(spate::test::shared_runtime());
-  }
+  write_records(input, lines.size(), [&lines](std::size_t i) {  // keyed by line: spread
+    return kafka::message{std::to_string(i), lines[i], std::nullopt};
+  });
 
   const char* kills_env = std::getenv("SPATE_EXACTLY_ONCE_KILLS");
   const int kills = kills_env ? std::atoi(kills_env) : 6;
@@ -288,94 +400,148 @@ TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
   // The last start runs until every word's final count is committed and read back.
   const fs::path final_out = dir.path / "final.out";
   child last(job, final_out);
-  auto stop_job = [&last] {
-    last.signal(SIGTERM);
-    const std::optional<int> status = last.wait_for(20s);
-    if (!status) {
-      ADD_FAILURE() << "the job did not end within 20 s of SIGTERM";  // killed by ~child
-      return;
-    }
-    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
-        << "the job, stopped with SIGTERM: " << describe(*status);
-  };
-  consumer_ptr reader = committed_reader(output);
-  std::map<std::string, std::vector<std::int64_t>> seen;  // word -> values, in order read
-  std::set<std::string> incomplete;
-  for (const auto& [word, total] : expected) incomplete.insert(word);
-  // Once every count is complete, the reader goes on to each partition's end as it is then
-  // (high watermark; reached when no transaction is open) so that an update committed after
-  // the last expected one shows too.
-  std::optional<std::map<std::int32_t, std::int64_t>> ends;
-  std::map<std::int32_t, std::int64_t> eof_at;
-  auto at_ends = [&] {
-    for (const auto& [p, end] : *ends) {
-      if (!eof_at.contains(p) || eof_at[p] < end) return false;
-    }
-    return true;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + 120s;
-  while (std::chrono::steady_clock::now() < deadline && !(ends && at_ends())) {
-    if (const auto ended = last.wait_for(0ms)) FAIL() << "the job ended: " << describe(*ended);
-    if (incomplete.empty() && !ends) {
-      ends.emplace();
-      for (int p = 0; p < partitions; ++p) {
-        std::int64_t low = 0, high = 0;
-        const rd_kafka_resp_err_t err =
-            rd_kafka_query_watermark_offsets(reader.get(), output.c_str(), p, &low, &high, 10'000);
-        if (err) FAIL() << "rd_kafka_query_watermark_offsets: " << rd_kafka_err2str(err);
-        (*ends)[p] = high;
-      }
-    }
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(reader.get(), 200);
-    if (m == nullptr) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      eof_at[m->partition] = m->offset;
-    } else if (m->err) {
-      std::fprintf(stderr, "reader: %s\n", rd_kafka_message_errstr(m));  // retried by librdkafka
-    } else {
-      const std::string word(static_cast<const char*>(m->key), m->key_len);
-      const char* value = static_cast<const char*>(m->payload);
-      std::int64_t count = -1;
-      if (std::from_chars(value, value + m->len, count).ptr != value + m->len) count = -1;
-      seen[word].push_back(count);
-      const auto it = expected.find(word);
-      if (it != expected.end() && it->second == count) {
-        incomplete.erase(word);
-      } else {
-        incomplete.insert(word);  // not (or no longer) at its total
-      }
-    }
-    rd_kafka_message_destroy(m);
-  }
-  stop_job();
+  expect_every_update_once(output, expected, word_total, [&]() -> std::optional<std::string> {
+    if (const auto ended = last.wait_for(0ms)) return describe(*ended);
+    return std::nullopt;
+  });
+  stop_with_sigterm(last, "the job");
   restored += restored_from(final_out) > 0 ? 1 : 0;
   std::printf("%d of %d starts restored from a checkpoint\n", restored, kills + 1);
-
-  std::string missing;
-  for (const auto& word : incomplete) {
-    const auto& values = seen[word];
-    missing += " " + word + " (last " + (values.empty() ? "none" : std::to_string(values.back())) +
-               " of " + std::to_string(expected.contains(word) ? expected[word] : 0) + ")";
-  }
-  for (const auto& [p, end] : ends ? *ends : std::map<std::int32_t, std::int64_t>{}) {
-    if (!eof_at.contains(p) || eof_at[p] < end) missing += " partition " + std::to_string(p);
-  }
-  ASSERT_TRUE(incomplete.empty() && ends && at_ends())
-      << "within 120 s, not every count was read back (nor every committed record); missing:"
-      << missing;
-  std::int64_t records = 0;
-  for (const auto& [word, values] : seen) {
-    ASSERT_TRUE(expected.contains(word)) << "a word not in the input: '" << word << "'";
-    records += std::int64_t(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      ASSERT_EQ(values[i], std::int64_t(i + 1))
-          << "word " << word << ": update " << i << " of " << values.size() << " read ("
-          << expected[word] << " expected)";
-    }
-    ASSERT_EQ(std::int64_t(values.size()), expected[word]) << "word " << word;
-  }
-  EXPECT_EQ(records, word_total);
   if (kills > 0) {
     EXPECT_GE(restored, 1) << "no start restored from a checkpoint: the kills tested nothing";
   }
+}
+
+namespace {
+
+// A partitioned job's starts so far: (partition, checkpoint restored) per
+// "started P restored_from N" line.
+std::vector<std::pair<int, std::uint64_t>> starts(const fs::path& out) {
+  std::vector<std::pair<int, std::uint64_t>> found;
+  std::ifstream in(out);
+  std::string word, restored_word;
+  int partition = 0;
+  std::uint64_t id = 0;
+  while (in >> word) {
+    if (word == "started" && in >> partition >> restored_word >> id)
+      found.push_back({partition, id});
+  }
+  return found;
+}
+
+}  // namespace
+
+// Stateful scale-out across processes (kafka/partitioned_job.hpp): two processes share the
+// group; one is killed, and the other takes its partitions over with their state (restored
+// from the partitions' checkpoints under the shared directory); a new process joins and
+// takes some back; the other is killed; a last one joins. A read_committed reader must see
+// every word's counts 1, 2, ..., total exactly once and in order. Words are keyed by word,
+// so a word's count lives in one partition; each kill lands at a random time.
+TEST(kafka_exactly_once, two_processes_in_a_group_one_killed_commit_every_update_exactly_once) {
+  temp_dir dir;
+  const auto [input, output, group] = fresh_topics("scale-state");
+
+  constexpr int word_count = 24'000;
+  std::vector<std::string> words;
+  std::map<std::string, std::int64_t> expected;
+  std::mt19937 random_words(11);
+  for (int i = 0; i < word_count; ++i) {
+    std::string word = "w";
+    word += std::to_string(random_words() % 200);
+    ++expected[word];
+    words.push_back(std::move(word));
+  }
+  write_records(input, words.size(), [&words](std::size_t i) {  // keyed by word
+    return kafka::message{words[i], words[i], std::nullopt};
+  });
+
+  const char* seed_env = std::getenv("SPATE_EXACTLY_ONCE_SEED");
+  const unsigned seed =
+      seed_env ? unsigned(std::strtoul(seed_env, nullptr, 10)) : std::random_device{}();
+  std::printf("SPATE_EXACTLY_ONCE_SEED=%u\n", seed);
+  std::mt19937 random(seed);
+  // 1 ms per word: 24 s of work, so the kills land mid-stream.
+  const std::vector<std::string> job = {SPATE_EXACTLY_ONCE_JOB,
+                                        brokers(),
+                                        input,
+                                        output,
+                                        group,
+                                        (dir.path / "checkpoints").string(),
+                                        "100",
+                                        "1000",
+                                        "partitioned"};
+  auto held_by = [](const fs::path& out) {
+    std::set<int> held;
+    for (const auto& [partition, restored] : starts(out)) held.insert(partition);
+    return held;
+  };
+  std::vector<std::unique_ptr<child>> jobs;  // (killed ones included)
+  std::vector<fs::path> outs;
+  auto start_job = [&](const std::string& name) {
+    outs.push_back(dir.path / (name + ".out"));
+    jobs.push_back(std::make_unique<child>(job, outs.back()));
+  };
+  auto kill_job = [&](std::size_t index) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000 + random() % 2001));
+    jobs[index]->signal(SIGKILL);
+    const std::optional<int> status = jobs[index]->wait_for(20s);
+    ASSERT_TRUE(status && WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL)
+        << "job " << index << " ended before it was killed"
+        << (status ? ": " + describe(*status) : std::string());
+  };
+  // A takeover: after a kill, the survivor starts the killed one's partitions (once the
+  // group notices, after session.timeout.ms), restoring their checkpoints.
+  int restored_after_kill = 0;
+  auto expect_takeover = [&](std::size_t survivor, const std::set<int>& lost) {
+    const std::size_t before = starts(outs[survivor]).size();
+    ASSERT_TRUE(eventually(
+        [&] {
+          std::set<int> started;
+          const auto all = starts(outs[survivor]);
+          for (std::size_t i = before; i < all.size(); ++i) started.insert(all[i].first);
+          return std::includes(started.begin(), started.end(), lost.begin(), lost.end());
+        },
+        60s))
+        << "job " << survivor << " did not take over the partitions of the killed job";
+    const auto all = starts(outs[survivor]);
+    for (std::size_t i = before; i < all.size(); ++i) {
+      if (lost.contains(all[i].first) && all[i].second > 0) ++restored_after_kill;
+    }
+  };
+
+  start_job("a");
+  start_job("b");
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::set<int> held = held_by(outs[0]);
+        held.merge(held_by(outs[1]));
+        return !held_by(outs[0]).empty() && !held_by(outs[1]).empty() &&
+               held.size() == std::size_t(partitions);
+      },
+      60s))
+      << "the two jobs did not share the " << partitions << " partitions";
+  const std::set<int> held_by_a = held_by(outs[0]);
+  ASSERT_NO_FATAL_FAILURE(kill_job(0));
+  ASSERT_NO_FATAL_FAILURE(expect_takeover(1, held_by_a));
+
+  start_job("c");  // joins: the group moves some partitions to it, with their state
+  ASSERT_TRUE(eventually([&] { return !held_by(outs[2]).empty(); }, 60s))
+      << "the job that joined was given no partition";
+  ASSERT_NO_FATAL_FAILURE(kill_job(1));
+  ASSERT_NO_FATAL_FAILURE(expect_takeover(2, {0, 1, 2, 3}));
+
+  start_job("d");
+  expect_every_update_once(output, expected, word_count, [&]() -> std::optional<std::string> {
+    for (std::size_t i : {std::size_t(2), std::size_t(3)}) {
+      if (const auto ended = jobs[i]->wait_for(0ms)) {
+        return "job " + std::to_string(i) + ": " + describe(*ended);
+      }
+    }
+    return std::nullopt;
+  });
+  stop_with_sigterm(*jobs[2], "job c");
+  stop_with_sigterm(*jobs[3], "job d");
+  std::printf("%d partition takeovers restored a checkpoint\n", restored_after_kill);
+  EXPECT_GE(restored_after_kill, 1)
+      << "no partition moved with its state: the kills tested nothing";
 }

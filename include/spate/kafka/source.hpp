@@ -30,8 +30,10 @@
 // before the barrier (source_position), and a restart seeks there. The source then commits
 // no offsets itself and marking records is not needed (records carry no tracker):
 // exactly-once state, and exactly-once output with a transactional kafka::sink, which
-// commits these offsets in its transactions. One process per group: a partition that moves
-// to another process takes no state with it.
+// commits these offsets in its transactions. A subscribed source's graph holds the state
+// of every partition it reads, so a partition that moves to another process takes no state
+// with it: for stateful scale-out, kafka/partitioned_job.hpp runs one graph per partition
+// (consumer_options::partitions), and a partition's graph moves with its state.
 //
 // Failing and cancelling: a source that reaches no broker within connect_timeout fails the
 // graph with an error naming the brokers and librdkafka's reason. graph::cancel() asks the
@@ -48,6 +50,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "spate/exec/link.hpp"
 #include "spate/flow/link_source.hpp"
@@ -72,6 +75,11 @@ struct consumer_options {
   std::string brokers;  ///< bootstrap.servers
   std::string group;    ///< group.id
   std::string topic;    ///< the topic to read
+  /// Empty: the group assigns partitions (subscribe; scale-out by group membership). Else
+  /// exactly these partitions are read, assigned by hand: the source joins no group, and
+  /// `group` names only where offsets are read from and committed to (a partitioned job,
+  /// kafka/partitioned_job.hpp, runs one graph per partition this way).
+  std::vector<std::int32_t> partitions;
   /// End the stream once every assigned partition has been read to its end (batch jobs,
   /// tests); otherwise the source runs until the graph is cancelled.
   bool stop_at_end = false;
@@ -140,6 +148,8 @@ class SPATE_API consumer_reader : public io::thread_fed_source<record> {
 
  private:
   void consume(io::thread_feed<record>& feed);
+  /// consumer_options::partitions: assigns them (reader thread, before the first poll).
+  void assign_by_hand(void* consumer);
   /// Reader thread only (librdkafka calls these back from inside its poll).
   friend struct consumer_callbacks;
   /// Commits what is done: asynchronously, or waiting until `deadline` at most.

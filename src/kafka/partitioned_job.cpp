@@ -1,0 +1,275 @@
+#include "spate/kafka/partitioned_job.hpp"
+
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "rdkafka_log.hpp"
+#include "spate/log/log.hpp"
+#include "spate/platform/exception_text.hpp"
+
+namespace spate::kafka {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+std::vector<std::int32_t> partitions_of(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<std::int32_t> partitions;
+  for (int i = 0; i < list->cnt; ++i) partitions.push_back(list->elems[i].partition);
+  std::sort(partitions.begin(), partitions.end());
+  return partitions;
+}
+
+}  // namespace
+
+// librdkafka's callbacks, on the member thread (inside its polls).
+struct membership_callbacks {
+  // P1 and P2. This consumer only holds the partitions in the group; each partition's graph
+  // reads its own. librdkafka's group state needs them assigned here too (an assign of
+  // nothing leaves the group waiting for the assign call, and deaf to the next rebalance),
+  // so they are assigned at their ends and paused at once: nothing is fetched.
+  static void rebalance(rd_kafka_t* consumer, rd_kafka_resp_err_t error,
+                        rd_kafka_topic_partition_list_t* list, void* opaque) {
+    auto& self = *static_cast<partitioned_job*>(opaque);
+    self.answered_ = true;
+    const auto partitions = partitions_of(list);
+    const bool assigning = error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS;
+    log::write(log::level::info, "kafka",
+               "partitioned job on '" + self.options_.topic +
+                   "': " + (assigning ? "assigned" : "revoked") + " partitions " +
+                   detail::describe_partitions(list));
+    // Nothing may unwind through librdkafka's C frames.
+    try {
+      if (assigning) {
+        self.start_partitions(partitions);
+      } else {
+        self.stop_partitions(partitions);
+      }
+    } catch (...) {
+      self.fail(std::nullopt, "spate::kafka::partitioned_job: topic '" + self.options_.topic +
+                                  "': the rebalance of partitions " +
+                                  detail::describe_partitions(list) +
+                                  " failed: " + exception_text(std::current_exception()));
+    }
+    if (assigning) {
+      for (int i = 0; i < list->cnt; ++i) list->elems[i].offset = RD_KAFKA_OFFSET_END;
+      rd_kafka_assign(consumer, list);
+      rd_kafka_pause_partitions(consumer, list);
+    } else {
+      rd_kafka_assign(consumer, nullptr);
+    }
+  }
+  static void error(rd_kafka_t*, int, const char* reason, void* opaque) {
+    static_cast<partitioned_job*>(opaque)->last_error_ = reason;
+  }
+};
+
+partitioned_job::partitioned_job(runtime& rt, partitioned_options options, graph_factory make_graph)
+    : runtime_(&rt), options_(std::move(options)), make_graph_(std::move(make_graph)) {
+  if (options_.group.empty() || options_.topic.empty() || options_.checkpoint_root.empty()) {
+    throw std::invalid_argument(
+        "spate::kafka::partitioned_job: group, topic and checkpoint_root must be set");
+  }
+  member_ = std::thread([this] { member_thread(); });
+}
+
+partitioned_job::~partitioned_job() {
+  stop();
+  if (member_.joinable()) member_.join();
+}
+
+void partitioned_job::stop() {
+  const std::lock_guard lock(mutex_);
+  stop_requested_ = true;
+  if (wake_queue_ != nullptr) rd_kafka_queue_yield(static_cast<rd_kafka_queue_t*>(wake_queue_));
+}
+
+void partitioned_job::wait() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return failure_.has_value() || member_done_; });
+  if (failure_) throw std::runtime_error(*failure_);
+}
+
+std::vector<std::int32_t> partitioned_job::partitions() const {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::int32_t> held;
+  for (const auto& [partition, revoked] : running_) {
+    if (!revoked) held.push_back(partition);
+  }
+  return held;
+}
+
+void partitioned_job::fail(std::optional<std::int32_t> partition, const std::string& error) {
+  const std::lock_guard lock(mutex_);
+  if (!failure_) {
+    failure_ = partition ? "spate::kafka::partitioned_job: topic '" + options_.topic +
+                               "' partition " + std::to_string(*partition) + ": " + error
+                         : error;
+    log::write(log::level::error, "kafka", *failure_);
+  }
+  changed_.notify_all();
+}
+
+// P1.
+void partitioned_job::start_partitions(const std::vector<std::int32_t>& partitions) {
+  for (const std::int32_t partition : partitions) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (failure_ || stop_requested_) return;  // a failed job starts nothing more
+      running_[partition] = false;
+    }
+    partition_context context;
+    context.partition = partition;
+    context.checkpoint_directory =
+        options_.checkpoint_root / ("partition-" + std::to_string(partition));
+    context.transactional_id = options_.group + "-partition-" + std::to_string(partition);
+    try {
+      auto g = make_graph_(context);
+      // P4: the hook runs on the thread that ended the graph; it must not block.
+      g->start(*runtime_, [this, partition](const std::string& error) {
+        bool revoked = false;
+        {
+          const std::lock_guard lock(mutex_);
+          const auto it = running_.find(partition);
+          revoked = it == running_.end() || it->second;
+        }
+        if (!revoked) fail(partition, error.empty() ? "its graph ended by itself" : error);
+      });
+      graphs_[partition] = std::move(g);
+      if (options_.on_started) options_.on_started(partition, *graphs_[partition]);
+    } catch (...) {
+      fail(partition, "its graph did not start: " + exception_text(std::current_exception()));
+      return;
+    }
+  }
+}
+
+// P2: cancel all first, then wait, so that the partitions' shutdowns overlap.
+void partitioned_job::stop_partitions(const std::vector<std::int32_t>& partitions) {
+  {
+    const std::lock_guard lock(mutex_);
+    for (const std::int32_t partition : partitions) {
+      if (const auto it = running_.find(partition); it != running_.end()) it->second = true;
+    }
+  }
+  for (const std::int32_t partition : partitions) {
+    if (const auto it = graphs_.find(partition); it != graphs_.end()) it->second->cancel();
+  }
+  for (const std::int32_t partition : partitions) {
+    const auto it = graphs_.find(partition);
+    if (it == graphs_.end()) continue;
+    try {
+      it->second->wait();
+    } catch (const std::exception& e) {  // the failure a cancel may end with: logged only
+      log::write(log::level::warn, "kafka",
+                 "partitioned job on '" + options_.topic + "': partition " +
+                     std::to_string(partition) + " ended with: " + e.what());
+    }
+    graphs_.erase(it);
+  }
+  const std::lock_guard lock(mutex_);
+  for (const std::int32_t partition : partitions) running_.erase(partition);
+}
+
+void partitioned_job::member_thread() {
+  rd_kafka_t* consumer = nullptr;
+  rd_kafka_queue_t* queue = nullptr;
+  const std::string where =
+      "spate::kafka::partitioned_job: topic '" + options_.topic + "' at " + options_.brokers;
+  try {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    const auto set = [&](const std::string& key, const std::string& value) {
+      detail::set_or_throw(conf, key, value, where);
+    };
+    set("bootstrap.servers", options_.brokers);
+    set("group.id", options_.group + "-members");
+    set("enable.auto.commit", "false");
+    for (const auto& [key, value] : options_.settings) set(key, value);
+    rd_kafka_conf_set_opaque(conf, this);
+    rd_kafka_conf_set_rebalance_cb(conf, &membership_callbacks::rebalance);
+    rd_kafka_conf_set_error_cb(conf, &membership_callbacks::error);
+    detail::log_through_spate(conf);
+    char error[512];
+    consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+    if (consumer == nullptr) {
+      rd_kafka_conf_destroy(conf);
+      throw std::runtime_error(where + ": " + error);
+    }
+    rd_kafka_poll_set_consumer(consumer);
+    queue = rd_kafka_queue_get_consumer(consumer);
+    {
+      const std::lock_guard lock(mutex_);
+      wake_queue_ = queue;
+    }
+    rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(topics, options_.topic.c_str(), RD_KAFKA_PARTITION_UA);
+    const rd_kafka_resp_err_t subscribed = rd_kafka_subscribe(consumer, topics);
+    rd_kafka_topic_partition_list_destroy(topics);
+    if (subscribed) throw std::runtime_error(where + ": " + rd_kafka_err2str(subscribed));
+
+    const auto connect_deadline = options_.connect_timeout.count() > 0
+                                      ? clock::now() + options_.connect_timeout
+                                      : clock::time_point::max();
+    while (true) {
+      {
+        const std::lock_guard lock(mutex_);
+        if (stop_requested_ || failure_) break;
+      }
+      if (!answered_ && clock::now() >= connect_deadline) {
+        throw std::runtime_error(
+            where + ": no broker answered within " +
+            std::to_string(options_.connect_timeout.count()) + " ms (connect_timeout): " +
+            (last_error_.empty() ? "no error reported by librdkafka" : last_error_));
+      }
+      // Records never come (nothing is assigned here): the poll serves the group's
+      // callbacks, and ends at the connect deadline or at once on stop() (its yield).
+      rd_kafka_message_t* m =
+          rd_kafka_consumer_poll(consumer, answered_ ? -1 : detail::millis_until(connect_deadline));
+      if (m != nullptr) {
+        if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+          last_error_ = rd_kafka_message_errstr(m);
+        }
+        rd_kafka_message_destroy(m);
+      }
+    }
+  } catch (...) {
+    fail(std::nullopt, exception_text(std::current_exception()));  // names the job already
+  }
+  // P3: leave the group (its revoke callback stops the partitions), bounded.
+  if (consumer != nullptr) {
+    {
+      const std::lock_guard lock(mutex_);
+      wake_queue_ = nullptr;
+    }
+    if (queue != nullptr) rd_kafka_queue_destroy(queue);
+    const auto deadline = clock::now() + options_.shutdown_timeout;
+    rd_kafka_queue_t* close_queue = rd_kafka_queue_new(consumer);
+    if (rd_kafka_error_t* error = rd_kafka_consumer_close_queue(consumer, close_queue)) {
+      rd_kafka_error_destroy(error);
+    } else {
+      while (!rd_kafka_consumer_closed(consumer) && clock::now() < deadline) {
+        rd_kafka_event_t* e =
+            rd_kafka_queue_poll(close_queue, std::max(1, detail::millis_until(deadline)));
+        if (e == nullptr) continue;
+        if (rd_kafka_event_type(e) == RD_KAFKA_EVENT_REBALANCE) {
+          membership_callbacks::rebalance(consumer, rd_kafka_event_error(e),
+                                          rd_kafka_event_topic_partition_list(e), this);
+        }
+        rd_kafka_event_destroy(e);
+      }
+    }
+    rd_kafka_queue_destroy(close_queue);
+    rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  }
+  // Whatever the leave did not stop.
+  std::vector<std::int32_t> left;
+  for (const auto& [partition, g] : graphs_) left.push_back(partition);
+  stop_partitions(left);
+  const std::lock_guard lock(mutex_);
+  member_done_ = true;
+  changed_.notify_all();
+}
+
+}  // namespace spate::kafka
