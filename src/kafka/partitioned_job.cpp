@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
+#include "committed_offsets.hpp"
 #include "rdkafka_log.hpp"
 #include "spate/log/log.hpp"
 #include "spate/platform/exception_text.hpp"
+#include "spate/state/checkpoint_store.hpp"
 
 namespace spate::kafka {
 
@@ -31,27 +34,36 @@ struct membership_callbacks {
   // nothing leaves the group waiting for the assign call, and deaf to the next rebalance),
   // so they are assigned at their ends and paused at once: nothing is fetched.
   static void rebalance(rd_kafka_t* consumer, rd_kafka_resp_err_t error,
-                        rd_kafka_topic_partition_list_t* list, void* opaque) {
+                        rd_kafka_topic_partition_list_t* list, void* opaque) noexcept {
     auto& self = *static_cast<partitioned_job*>(opaque);
-    self.answered_ = true;
-    const auto partitions = partitions_of(list);
     const bool assigning = error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS;
-    log::write(log::level::info, "kafka",
-               "partitioned job on '" + self.options_.topic +
-                   "': " + (assigning ? "assigned" : "revoked") + " partitions " +
-                   detail::describe_partitions(list));
     // Nothing may unwind through librdkafka's C frames.
     try {
+      self.answered_ = true;
+      const auto partitions = partitions_of(list);
+      log::write(log::level::info, "kafka",
+                 "partitioned job on '" + self.options_.topic +
+                     "': " + (assigning ? "assigned" : "revoked") + " partitions " +
+                     detail::describe_partitions(list));
+      if (std::string_view(rd_kafka_rebalance_protocol(consumer)) != "EAGER") {
+        throw std::invalid_argument(
+            "the group rebalances incrementally (" +
+            std::string(rd_kafka_rebalance_protocol(consumer)) +
+            "); a partitioned job supports eager rebalancing only (P2): leave "
+            "partition.assignment.strategy and group.protocol at their defaults");
+      }
       if (assigning) {
         self.start_partitions(partitions);
       } else {
         self.stop_partitions(partitions);
       }
     } catch (...) {
-      self.fail(std::nullopt, "spate::kafka::partitioned_job: topic '" + self.options_.topic +
-                                  "': the rebalance of partitions " +
-                                  detail::describe_partitions(list) +
-                                  " failed: " + exception_text(std::current_exception()));
+      try {
+        self.fail(std::nullopt,
+                  "spate::kafka::partitioned_job: topic '" + self.options_.topic +
+                      "': a rebalance failed: " + exception_text(std::current_exception()));
+      } catch (...) {  // out of memory: the job stays as it is
+      }
     }
     if (assigning) {
       for (int i = 0; i < list->cnt; ++i) list->elems[i].offset = RD_KAFKA_OFFSET_END;
@@ -61,8 +73,13 @@ struct membership_callbacks {
       rd_kafka_assign(consumer, nullptr);
     }
   }
-  static void error(rd_kafka_t*, int, const char* reason, void* opaque) {
-    static_cast<partitioned_job*>(opaque)->last_error_ = reason;
+  static void error(rd_kafka_t*, int error, const char* reason, void* opaque) noexcept {
+    auto& self = *static_cast<partitioned_job*>(opaque);
+    try {
+      self.last_error_ = reason;
+    } catch (...) {
+    }
+    if (error == RD_KAFKA_RESP_ERR__FATAL) self.fatal_ = true;
   }
 };
 
@@ -108,6 +125,8 @@ void partitioned_job::fail(std::optional<std::int32_t> partition, const std::str
                                "' partition " + std::to_string(*partition) + ": " + error
                          : error;
     log::write(log::level::error, "kafka", *failure_);
+    // The member thread leaves the group now (P4): the partitions go to other processes.
+    if (wake_queue_ != nullptr) rd_kafka_queue_yield(static_cast<rd_kafka_queue_t*>(wake_queue_));
   }
   changed_.notify_all();
 }
@@ -126,6 +145,7 @@ void partitioned_job::start_partitions(const std::vector<std::int32_t>& partitio
         options_.checkpoint_root / ("partition-" + std::to_string(partition));
     context.transactional_id = options_.group + "-partition-" + std::to_string(partition);
     try {
+      refuse_checkpoints_out_of_view(context);
       auto g = make_graph_(context);
       // P4: the hook runs on the thread that ended the graph; it must not block.
       g->start(*runtime_, [this, partition](const std::string& error) {
@@ -140,8 +160,36 @@ void partitioned_job::start_partitions(const std::vector<std::int32_t>& partitio
       graphs_[partition] = std::move(g);
       if (options_.on_started) options_.on_started(partition, *graphs_[partition]);
     } catch (...) {
+      {
+        const std::lock_guard lock(mutex_);
+        running_.erase(partition);
+      }
       fail(partition, "its graph did not start: " + exception_text(std::current_exception()));
       return;
+    }
+  }
+}
+
+// A partition whose group committed the offsets of one of its checkpoints, while its
+// directory here holds none: the previous holder's checkpoints are not in view (the
+// processes do not share checkpoint_root, or it was emptied). Starting afresh would read
+// on from the committed offsets with empty state, counting from nothing again.
+void partitioned_job::refuse_checkpoints_out_of_view(const partition_context& context) const {
+  if (state::checkpoint_store::holds_checkpoints(context.checkpoint_directory)) return;
+  auto settings = options_.settings;
+  settings.erase("group.instance.id");  // (the reader joins nothing)
+  const auto timeout = options_.connect_timeout.count() > 0 ? options_.connect_timeout
+                                                            : std::chrono::milliseconds(30'000);
+  const auto committed = detail::read_committed_offsets(
+      options_.brokers, settings, options_.group, options_.topic, {context.partition}, timeout,
+      "reading the offsets committed for it");
+  for (const auto& [partition, c] : committed) {
+    if (const auto tag = detail::parse_checkpoint_tag(c.metadata)) {
+      throw std::runtime_error(
+          "group '" + options_.group + "' committed offset " + std::to_string(c.offset) +
+          " with its checkpoint " + std::to_string(tag->id) + ", but " +
+          context.checkpoint_directory.string() +
+          " holds no checkpoint: every process of the job must see the same checkpoint_root");
     }
   }
 }
@@ -162,12 +210,14 @@ void partitioned_job::stop_partitions(const std::vector<std::int32_t>& partition
     if (it == graphs_.end()) continue;
     try {
       it->second->wait();
-    } catch (const std::exception& e) {  // the failure a cancel may end with: logged only
+    } catch (...) {  // the failure a cancel may end with: logged only
       log::write(log::level::warn, "kafka",
                  "partitioned job on '" + options_.topic + "': partition " +
-                     std::to_string(partition) + " ended with: " + e.what());
+                     std::to_string(partition) +
+                     " ended with: " + exception_text(std::current_exception()));
     }
     graphs_.erase(it);
+    if (options_.on_stopped) options_.on_stopped(partition);
   }
   const std::lock_guard lock(mutex_);
   for (const std::int32_t partition : partitions) running_.erase(partition);
@@ -217,19 +267,37 @@ void partitioned_job::member_thread() {
         const std::lock_guard lock(mutex_);
         if (stop_requested_ || failure_) break;
       }
+      if (!answered_) {
+        // The coordinator answered once it gave a member id, before any assignment (which
+        // may wait for the session of a killed member to end).
+        if (char* member = rd_kafka_memberid(consumer)) {
+          answered_ = *member != '\0';
+          rd_kafka_mem_free(consumer, member);
+        }
+      }
+      if (fatal_) {
+        char reason[512];
+        rd_kafka_fatal_error(consumer, reason, sizeof reason);
+        throw std::runtime_error(where +
+                                 ": a fatal error (fenced by another member with the "
+                                 "same group.instance.id?): " +
+                                 reason);
+      }
       if (!answered_ && clock::now() >= connect_deadline) {
         throw std::runtime_error(
             where + ": no broker answered within " +
             std::to_string(options_.connect_timeout.count()) + " ms (connect_timeout): " +
             (last_error_.empty() ? "no error reported by librdkafka" : last_error_));
       }
-      // Records never come (nothing is assigned here): the poll serves the group's
-      // callbacks, and ends at the connect deadline or at once on stop() (its yield).
+      // Records never come (the partitions are assigned here paused): the poll serves the
+      // group's callbacks, and ends at the connect deadline, at once on stop() or a failure
+      // (their yield), or on an error event (a fatal one is checked above).
       rd_kafka_message_t* m =
           rd_kafka_consumer_poll(consumer, answered_ ? -1 : detail::millis_until(connect_deadline));
       if (m != nullptr) {
         if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           last_error_ = rd_kafka_message_errstr(m);
+          if (m->err == RD_KAFKA_RESP_ERR__FATAL) fatal_ = true;
         }
         rd_kafka_message_destroy(m);
       }
@@ -244,7 +312,7 @@ void partitioned_job::member_thread() {
       wake_queue_ = nullptr;
     }
     if (queue != nullptr) rd_kafka_queue_destroy(queue);
-    const auto deadline = clock::now() + options_.shutdown_timeout;
+    auto deadline = clock::now() + options_.shutdown_timeout;
     rd_kafka_queue_t* close_queue = rd_kafka_queue_new(consumer);
     if (rd_kafka_error_t* error = rd_kafka_consumer_close_queue(consumer, close_queue)) {
       rd_kafka_error_destroy(error);
@@ -256,17 +324,23 @@ void partitioned_job::member_thread() {
         if (rd_kafka_event_type(e) == RD_KAFKA_EVENT_REBALANCE) {
           membership_callbacks::rebalance(consumer, rd_kafka_event_error(e),
                                           rd_kafka_event_topic_partition_list(e), this);
+          // The graphs' cancel took its own bound; the leave itself gets the whole timeout.
+          deadline = clock::now() + options_.shutdown_timeout;
         }
         rd_kafka_event_destroy(e);
       }
     }
     rd_kafka_queue_destroy(close_queue);
-    rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   }
-  // Whatever the leave did not stop.
+  // Whatever the leave did not stop, stopped while the member still heartbeats: the group
+  // must not give these partitions away while their graphs run.
   std::vector<std::int32_t> left;
   for (const auto& [partition, g] : graphs_) left.push_back(partition);
-  stop_partitions(left);
+  try {
+    stop_partitions(left);
+  } catch (...) {  // (logging failed: out of memory) every graph was cancelled and waited for
+  }
+  if (consumer != nullptr) rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   const std::lock_guard lock(mutex_);
   member_done_ = true;
   changed_.notify_all();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "committed_offsets.hpp"
 #include "rdkafka_log.hpp"
 #include "spate/kafka/sink.hpp"
 #include "spate/kafka/source.hpp"
@@ -200,8 +200,6 @@ void producer::abort_commit(std::uint64_t id) {
 }
 
 namespace {
-constexpr std::string_view metadata_prefix = "spate checkpoint ";
-constexpr std::string_view at_end_suffix = " end";
 constexpr std::chrono::milliseconds retry_backoff{100};
 constexpr const char* no_kafka_source =
     "exactly_once_sink needs a kafka::source in the graph: its transactions carry that "
@@ -244,8 +242,8 @@ bool producer::commit(const flow::checkpoint_commit& done) {
   }
   // The offsets of every Kafka source in the checkpoint, one request per source, tagged
   // with the checkpoint, so that a restart knows which checkpoint this commit matches.
-  const std::string tag = std::string(metadata_prefix) + std::to_string(done.id) +
-                          (done.at_end ? std::string(at_end_suffix) : "");
+  const std::string tag = std::string(checkpoint_tag_prefix) + std::to_string(done.id) +
+                          (done.at_end ? std::string(checkpoint_tag_end) : "");
   const auto sources = kafka_positions(done);
   if (sources.empty()) throw std::invalid_argument(state_->where + ": " + no_kafka_source);
   const auto deadline = std::chrono::steady_clock::now() + state_->commit_timeout;
@@ -308,84 +306,23 @@ std::optional<std::uint64_t> producer::last_committed(const producer_options& op
   }
   for (const auto& [source, at] : sources) {
     if (at.next_offsets.empty()) continue;
-    // A consumer handle that joins nothing: it only asks the group coordinator, through the
-    // producer's connection settings (security and the like).
-    std::map<std::string, std::string> settings;
-    for (const auto& [key, value] : options.settings) {
-      // Everything but what only a producer takes (librdkafka would warn of each).
-      static constexpr std::string_view producer_only[] = {"transactional.id",
-                                                           "transaction.timeout.ms",
-                                                           "enable.idempotence",
-                                                           "acks",
-                                                           "linger.ms",
-                                                           "batch.size",
-                                                           "batch.num.messages",
-                                                           "compression.type",
-                                                           "compression.codec",
-                                                           "queue.buffering.max.messages",
-                                                           "queue.buffering.max.kbytes",
-                                                           "queue.buffering.max.ms",
-                                                           "message.timeout.ms",
-                                                           "delivery.timeout.ms",
-                                                           "retries",
-                                                           "partitioner",
-                                                           "request.required.acks",
-                                                           "enable.gapless.guarantee"};
-      if (std::find(std::begin(producer_only), std::end(producer_only), key) ==
-          std::end(producer_only)) {
-        settings[key] = value;
+    std::vector<std::int32_t> partitions;
+    for (const auto& [partition, offset] : at.next_offsets) partitions.push_back(partition);
+    const auto committed =
+        read_committed_offsets(options.brokers, options.settings, at.group, at.topic, partitions,
+                               options.commit_timeout, where);
+    for (const auto& [partition, c] : committed) {
+      const auto tag = parse_checkpoint_tag(c.metadata);
+      if (!tag) continue;  // nothing committed there, or committed outside spate's transactions
+      if (tag->at_end) {
+        throw std::runtime_error(
+            where + ": group '" + at.group + "' read topic '" + at.topic +
+            "' to its end in a finished run, which committed it (" + c.metadata +
+            "); the state after that checkpoint is not in any checkpoint. Reset the group's "
+            "offsets and use a new checkpoint directory to run the job again");
       }
+      if (!last || tag->id > *last) last = tag->id;
     }
-    settings["bootstrap.servers"] = options.brokers;
-    settings["group.id"] = at.group;
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    for (const auto& [key, value] : settings) set_or_throw(conf, key, value, where);
-    char error[512];
-    log_through_spate(conf);
-    rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
-    if (consumer == nullptr) {
-      rd_kafka_conf_destroy(conf);  // still ours when rd_kafka_new fails
-      throw std::runtime_error(where + ": " + error);
-    }
-    rd_kafka_topic_partition_list_t* list =
-        rd_kafka_topic_partition_list_new(static_cast<int>(at.next_offsets.size()));
-    for (const auto& [partition, offset] : at.next_offsets) {
-      rd_kafka_topic_partition_list_add(list, at.topic.c_str(), partition);
-    }
-    const rd_kafka_resp_err_t failed =
-        rd_kafka_committed(consumer, list, timeout_ms(options.commit_timeout));
-    // (Each partition's error is in its entry: checked below.)
-    std::string problem;
-    if (failed) {
-      problem =
-          "reading the offsets group '" + at.group + "' committed: " + rd_kafka_err2str(failed);
-    }
-    for (int i = 0; problem.empty() && i < list->cnt; ++i) {
-      const rd_kafka_topic_partition_t& p = list->elems[i];
-      if (p.err) {
-        problem = "reading the offset group '" + at.group + "' committed for partition " +
-                  std::to_string(p.partition) + ": " + rd_kafka_err2str(p.err);
-        break;
-      }
-      if (p.offset < 0 || p.metadata == nullptr) continue;  // nothing committed there
-      const std::string_view tag(static_cast<const char*>(p.metadata), p.metadata_size);
-      if (!tag.starts_with(metadata_prefix)) continue;  // committed outside spate's transactions
-      if (tag.ends_with(at_end_suffix)) {
-        problem = "group '" + at.group + "' read topic '" + at.topic +
-                  "' to its end in a finished run, which committed it (" + std::string(tag) +
-                  "); the state after that checkpoint is not in any checkpoint. Reset the "
-                  "group's offsets and use a new checkpoint directory to run the job again";
-        break;
-      }
-      std::uint64_t id = 0;
-      const std::string_view digits = tag.substr(metadata_prefix.size());
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
-      if (ec != std::errc{} || end != digits.data() + digits.size()) continue;
-      if (!last || id > *last) last = id;
-    }
-    rd_kafka_topic_partition_list_destroy(list);
-    rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
-    if (!problem.empty()) throw std::runtime_error(where + ": " + problem);
   }
   return last;
 }

@@ -284,6 +284,14 @@ bool check_part(std::string_view file, const checkpoint_part& entry, std::uint64
 
 }  // namespace
 
+bool checkpoint_store::holds_checkpoints(const fs::path& directory) {
+  if (!fs::exists(directory)) return false;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    if (entry.is_directory() && id_of(entry.path())) return true;
+  }
+  return false;
+}
+
 checkpoint_store::checkpoint_store(checkpoint_store_options options)
     : options_(std::move(options)) {
   if (options_.directory.empty()) {

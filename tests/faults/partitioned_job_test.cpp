@@ -1,12 +1,16 @@
 // kafka::partitioned_job (stateful scale-out across processes) against librdkafka's mock
 // cluster: one graph per partition, each reading only its own; a broker that never answers;
-// a graph that cannot start or fails while running; stop() while graphs run. The kill test
+// a graph that cannot start or fails while running; a partition whose checkpoints are out
+// of view; stop() while graphs run. The kill test
 // with real processes and a real broker is tests/kafka/exactly_once_kill_test.cpp.
 #include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -189,4 +193,57 @@ TEST(partitioned_job, a_source_reading_by_hand_refuses_another_partitions_positi
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("partition 1"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+// Commits `offset` for `partition` of `topic` in `group`, tagged as spate's transactions tag
+// their commits ("spate checkpoint N").
+void commit_tagged(const std::string& brokers, const std::string& group, const std::string& topic,
+                   int partition, std::int64_t offset, const std::string& tag) {
+  char error[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), error, sizeof error);
+  rd_kafka_conf_set(conf, "group.id", group.c_str(), error, sizeof error);
+  rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+  ASSERT_NE(consumer, nullptr) << error;
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_t* p = rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
+  p->offset = offset;
+  p->metadata = std::malloc(tag.size());  // freed with the list
+  std::memcpy(p->metadata, tag.data(), tag.size());
+  p->metadata_size = tag.size();
+  const rd_kafka_resp_err_t err = rd_kafka_commit(consumer, list, 0);
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  ASSERT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
+}
+
+}  // namespace
+
+// A process that does not see a partition's checkpoints (the group committed one, the
+// partition's directory holds none) refuses to start it instead of counting from nothing.
+TEST(partitioned_job, a_partition_whose_committed_checkpoint_is_out_of_view_is_refused) {
+  mock_cluster cluster;
+  cluster.create_topic("pj-view", 2);
+  produce(cluster.brokers(), "pj-view", 20);
+  ASSERT_NO_FATAL_FAILURE(
+      commit_tagged(cluster.brokers(), "g-pj-view", "pj-view", 1, 7, "spate checkpoint 12"));
+  temp_dir dir;  // empty: no partition's checkpoints
+  std::atomic<int> built{0};
+  kafka::partitioned_job job(
+      rt(), job_options(cluster.brokers(), "pj-view", dir), [&](const kafka::partition_context& p) {
+        ++built;
+        auto in = reading(cluster.brokers(), "pj-view", "g-pj-view");
+        in.stop_at_end = false;
+        in.partitions = {p.partition};
+        return flow::graph(
+            flow::pipeline(kafka::source(in), flow::sink([](kafka::record& r) { r.at.done(); })));
+      });
+  const auto failure = failure_of(job, 30s);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_NE(failure->find("partition 1"), std::string::npos) << *failure;
+  EXPECT_NE(failure->find("checkpoint 12"), std::string::npos) << *failure;
+  EXPECT_NE(failure->find("holds no checkpoint"), std::string::npos) << *failure;
+  EXPECT_LE(built.load(), 1) << "partition 1's graph was built";
 }

@@ -9,7 +9,8 @@
 // "partitioned": the same count as a kafka::partitioned_job (stateful scale-out: one graph
 // per input partition this process holds in the group, each checkpointing under the
 // directory given). Several processes then share the group; each prints
-// "started P restored_from N" as it starts partition P's graph. Its input must be keyed by
+// "started P restored_from N" as it starts partition P's graph, "stopped P" once it has
+// stopped it. Its input must be keyed by
 // word (each record one word), so that a word's count lives in one partition.
 //
 // The pause per line stretches the job over the kill test's kill times, so that kills land
@@ -140,6 +141,10 @@ void run_partitioned(spate::runtime& rt, const sigset_t& signals, kafka::consume
                 static_cast<unsigned long long>(g.checkpoints().restored_from));
     std::fflush(stdout);
   };
+  options.on_stopped = [](std::int32_t partition) {
+    std::printf("stopped %d\n", int(partition));
+    std::fflush(stdout);
+  };
   in.settings.erase("group.instance.id");
   kafka::partitioned_job job(rt, options, [&](const kafka::partition_context& p) {
     kafka::consumer_options partition_in = in;
@@ -174,6 +179,7 @@ void run_partitioned(spate::runtime& rt, const sigset_t& signals, kafka::consume
   } catch (...) {
     job.stop();
     waiter.join();
+    if (failure) std::rethrow_exception(failure);  // the cause, not "ended by itself"
     throw;
   }
   waiter.join();

@@ -414,19 +414,41 @@ TEST(kafka_exactly_once, killed_job_commits_every_update_exactly_once) {
 
 namespace {
 
-// A partitioned job's starts so far: (partition, checkpoint restored) per
-// "started P restored_from N" line.
-std::vector<std::pair<int, std::uint64_t>> starts(const fs::path& out) {
-  std::vector<std::pair<int, std::uint64_t>> found;
+// A partitioned job's starts and stops so far, in order: "started P restored_from N" and
+// "stopped P" lines.
+struct partition_event {
+  bool started = false;
+  int partition = 0;
+  std::uint64_t restored_from = 0;  // (starts)
+};
+std::vector<partition_event> partition_events(const fs::path& out) {
+  std::vector<partition_event> found;
   std::ifstream in(out);
   std::string word, restored_word;
-  int partition = 0;
-  std::uint64_t id = 0;
+  partition_event e;
   while (in >> word) {
-    if (word == "started" && in >> partition >> restored_word >> id)
-      found.push_back({partition, id});
+    if (word == "started" && in >> e.partition >> restored_word >> e.restored_from) {
+      e.started = true;
+      found.push_back(e);
+    } else if (word == "stopped" && in >> e.partition) {
+      e.started = false;
+      found.push_back(e);
+    }
   }
   return found;
+}
+
+// The partitions a job holds after its events so far.
+std::set<int> holding(const fs::path& out) {
+  std::set<int> held;
+  for (const auto& e : partition_events(out)) {
+    if (e.started) {
+      held.insert(e.partition);
+    } else {
+      held.erase(e.partition);
+    }
+  }
+  return held;
 }
 
 }  // namespace
@@ -460,7 +482,9 @@ TEST(kafka_exactly_once, two_processes_in_a_group_one_killed_commit_every_update
       seed_env ? unsigned(std::strtoul(seed_env, nullptr, 10)) : std::random_device{}();
   std::printf("SPATE_EXACTLY_ONCE_SEED=%u\n", seed);
   std::mt19937 random(seed);
-  // 1 ms per word: 24 s of work, so the kills land mid-stream.
+  // 2 ms per word: 48 s of pauses, 12 s per partition; a process pauses in at most two
+  // partitions at once (two workers), so the input lasts 12 s or more and the kills land
+  // mid-stream.
   const std::vector<std::string> job = {SPATE_EXACTLY_ONCE_JOB,
                                         brokers(),
                                         input,
@@ -468,13 +492,8 @@ TEST(kafka_exactly_once, two_processes_in_a_group_one_killed_commit_every_update
                                         group,
                                         (dir.path / "checkpoints").string(),
                                         "100",
-                                        "1000",
+                                        "2000",
                                         "partitioned"};
-  auto held_by = [](const fs::path& out) {
-    std::set<int> held;
-    for (const auto& [partition, restored] : starts(out)) held.insert(partition);
-    return held;
-  };
   std::vector<std::unique_ptr<child>> jobs;  // (killed ones included)
   std::vector<fs::path> outs;
   auto start_job = [&](const std::string& name) {
@@ -489,46 +508,50 @@ TEST(kafka_exactly_once, two_processes_in_a_group_one_killed_commit_every_update
         << "job " << index << " ended before it was killed"
         << (status ? ": " + describe(*status) : std::string());
   };
-  // A takeover: after a kill, the survivor starts the killed one's partitions (once the
-  // group notices, after session.timeout.ms), restoring their checkpoints.
-  int restored_after_kill = 0;
+  // A takeover: after a kill, the survivor holds the partitions the killed job held (once
+  // the group notices, after session.timeout.ms), which it did not hold before; starts of
+  // those that restore a checkpoint moved with their state.
+  int moved_with_state = 0;
   auto expect_takeover = [&](std::size_t survivor, const std::set<int>& lost) {
-    const std::size_t before = starts(outs[survivor]).size();
+    const std::size_t before = partition_events(outs[survivor]).size();
     ASSERT_TRUE(eventually(
         [&] {
-          std::set<int> started;
-          const auto all = starts(outs[survivor]);
-          for (std::size_t i = before; i < all.size(); ++i) started.insert(all[i].first);
-          return std::includes(started.begin(), started.end(), lost.begin(), lost.end());
+          const std::set<int> held = holding(outs[survivor]);
+          return std::includes(held.begin(), held.end(), lost.begin(), lost.end());
         },
         60s))
         << "job " << survivor << " did not take over the partitions of the killed job";
-    const auto all = starts(outs[survivor]);
-    for (std::size_t i = before; i < all.size(); ++i) {
-      if (lost.contains(all[i].first) && all[i].second > 0) ++restored_after_kill;
+    const auto events = partition_events(outs[survivor]);
+    for (std::size_t i = before; i < events.size(); ++i) {
+      if (events[i].started && lost.contains(events[i].partition) && events[i].restored_from > 0) {
+        ++moved_with_state;
+      }
     }
+  };
+  // Holdings are disjoint: what the killed job held, the survivor did not.
+  auto kill_holder = [&](std::size_t index, std::size_t survivor) {
+    ASSERT_NO_FATAL_FAILURE(kill_job(index));
+    const std::set<int> lost = holding(outs[index]);
+    ASSERT_NO_FATAL_FAILURE(expect_takeover(survivor, lost));
   };
 
   start_job("a");
   start_job("b");
   ASSERT_TRUE(eventually(
       [&] {
-        std::set<int> held = held_by(outs[0]);
-        held.merge(held_by(outs[1]));
-        return !held_by(outs[0]).empty() && !held_by(outs[1]).empty() &&
-               held.size() == std::size_t(partitions);
+        const std::set<int> a = holding(outs[0]), b = holding(outs[1]);
+        std::set<int> both = a;
+        both.insert(b.begin(), b.end());
+        return !a.empty() && !b.empty() && both.size() == std::size_t(partitions);
       },
       60s))
       << "the two jobs did not share the " << partitions << " partitions";
-  const std::set<int> held_by_a = held_by(outs[0]);
-  ASSERT_NO_FATAL_FAILURE(kill_job(0));
-  ASSERT_NO_FATAL_FAILURE(expect_takeover(1, held_by_a));
+  ASSERT_NO_FATAL_FAILURE(kill_holder(0, 1));
 
   start_job("c");  // joins: the group moves some partitions to it, with their state
-  ASSERT_TRUE(eventually([&] { return !held_by(outs[2]).empty(); }, 60s))
+  ASSERT_TRUE(eventually([&] { return !holding(outs[2]).empty(); }, 60s))
       << "the job that joined was given no partition";
-  ASSERT_NO_FATAL_FAILURE(kill_job(1));
-  ASSERT_NO_FATAL_FAILURE(expect_takeover(2, {0, 1, 2, 3}));
+  ASSERT_NO_FATAL_FAILURE(kill_holder(1, 2));
 
   start_job("d");
   expect_every_update_once(output, expected, word_count, [&]() -> std::optional<std::string> {
@@ -541,7 +564,6 @@ TEST(kafka_exactly_once, two_processes_in_a_group_one_killed_commit_every_update
   });
   stop_with_sigterm(*jobs[2], "job c");
   stop_with_sigterm(*jobs[3], "job d");
-  std::printf("%d partition takeovers restored a checkpoint\n", restored_after_kill);
-  EXPECT_GE(restored_after_kill, 1)
-      << "no partition moved with its state: the kills tested nothing";
+  std::printf("%d partitions moved to another process with a checkpoint\n", moved_with_state);
+  EXPECT_GE(moved_with_state, 1) << "no partition moved with its state: the kills tested nothing";
 }

@@ -305,3 +305,23 @@ TEST(checkpoint_store, ids_are_not_given_twice) {
   store.remove(second);
   EXPECT_GT(store.next_id(), second);
 }
+
+// holds_checkpoints() (kafka::partitioned_job's check that a partition's checkpoints are in
+// view) reads the directory without opening a store: no lock, nothing deleted.
+TEST(checkpoint_store, holds_checkpoints_sees_checkpoint_directories_only) {
+  temp_dir dir;
+  const fs::path root = dir.path / "partition-3";
+  EXPECT_FALSE(checkpoint_store::holds_checkpoints(root));  // not there
+  {
+    checkpoint_store store({.directory = root});
+    EXPECT_FALSE(checkpoint_store::holds_checkpoints(root));  // its LOCK file only
+    store.write_part(4, "a", "half written");                 // incomplete: still one
+    EXPECT_TRUE(checkpoint_store::holds_checkpoints(root)) << "checked while the store is open";
+  }
+  temp_dir other;
+  spit(other.path / "chk-notanumber", "");
+  fs::create_directory(other.path / "chk-x1");
+  EXPECT_FALSE(checkpoint_store::holds_checkpoints(other.path));
+  fs::create_directory(other.path / "chk-000001");
+  EXPECT_TRUE(checkpoint_store::holds_checkpoints(other.path));
+}

@@ -39,6 +39,8 @@
 //
 //   P1. Assigned partitions: for each, the factory builds its graph and the graph starts
 //       (restoring its checkpoint, fencing the previous holder's producer: kafka/sink.hpp).
+//       A partition whose directory holds no checkpoint, while the group's committed offset
+//       for it carries a checkpoint's tag, is refused: its checkpoints are out of view.
 //       A factory or start that throws fails the job (P4) and starts no further partition.
 //   P2. Revoked partitions: each one's graph is cancelled, then waited for, before the
 //       callback returns: the group gives the partition to its next holder only after this
@@ -47,9 +49,20 @@
 //       Graphs still running when the leave times out (shutdown_timeout) are cancelled and
 //       waited for all the same.
 //   P4. A partition's graph that ends by itself (a node failed, or its input ended) fails
-//       the job: wait() rethrows its error, naming the partition. The graph's finish hook
-//       records this under the job's mutex; a graph that P2 or P3 cancelled is marked as
-//       revoked first, under the same mutex, so its end is not taken for a failure.
+//       the job: wait() rethrows its error, naming the partition, and the member thread
+//       leaves the group as in P3 (woken by the same yield as stop()), so the partitions go
+//       to other processes. The graph's finish hook records this under the job's mutex; a
+//       graph that P2 or P3 cancelled is marked as revoked first, under the same mutex, so
+//       its end is not taken for a failure.
+//
+// P2 holds while this process stays in the group. A member that loses its session (a
+// stall longer than session.timeout.ms) learns of it only when librdkafka notices, so the
+// group may give a partition away while its graph still runs here; the next holder's
+// producer fences this one's transactions (output stays exactly once), and the partition's
+// checkpoint store is locked (flock) while a graph has it open, so the next holder's start
+// fails until it is let go: the shared directory must honour flock across the processes.
+// A group.instance.id (static membership) does not leave the group on stop(): its
+// partitions move only after session.timeout.ms.
 //
 // Time bounds: stop() and the destructor return within shutdown_timeout plus, per graph
 // being cancelled, its own cancel bound (kafka/sink.hpp: commit_timeout and the abort; the
@@ -87,7 +100,8 @@ struct partitioned_options {
   /// Each partition's checkpoints go to checkpoint_root / "partition-<n>"; every process of
   /// the job must see the same directory.
   std::filesystem::path checkpoint_root;
-  /// Fail the job when no broker has answered (no group join) within this time. 0: forever.
+  /// Fail the job when no group coordinator has answered (given this member an id) within
+  /// this time. 0: forever.
   std::chrono::milliseconds connect_timeout{30'000};
   /// How long leaving the group may take (stop(), the destructor).
   std::chrono::milliseconds shutdown_timeout{5'000};
@@ -97,11 +111,14 @@ struct partitioned_options {
   /// Called on the member thread once a partition's graph has started (restored_from
   /// says from which checkpoint); for logs and tests. Must not block.
   std::function<void(std::int32_t partition, const flow::graph&)> on_started;
+  /// Called on the member thread once a partition's graph has been cancelled and has ended
+  /// (P2, P3). Must not block.
+  std::function<void(std::int32_t partition)> on_stopped;
 };
 
 /// What a partition's graph is built for (the factory's argument).
 struct partition_context {
-  std::int32_t partition = 0;
+  std::int32_t partition = 0;                  ///< the partition of the input topic
   std::filesystem::path checkpoint_directory;  ///< this partition's, under checkpoint_root
   std::string transactional_id;                ///< group + "-partition-<n>": one per partition
   /// Graph options with checkpoints every `interval` into checkpoint_directory.
@@ -138,10 +155,12 @@ class SPATE_API partitioned_job {
   /// failed to start (throws std::runtime_error naming the partition; P4). Any thread but
   /// the member's and the runtime's workers.
   void wait();
-  /// Leaves the group, cancelling every partition's graph (P3). Any thread; returns at
-  /// once (wait() or the destructor waits).
+  /// Asks the member thread to leave the group, cancelling every partition's graph (P3).
+  /// Any thread; returns at once (wait() or the destructor waits, within the bound above,
+  /// plus a partition's start in progress: its restore, up to twice the sink's
+  /// commit_timeout).
   void stop();
-  /// The partitions whose graphs run now. Any thread.
+  /// The partitions held now: their graphs run, or are being started. Any thread.
   std::vector<std::int32_t> partitions() const;
 
  private:
@@ -154,12 +173,16 @@ class SPATE_API partitioned_job {
   void stop_partitions(const std::vector<std::int32_t>& partitions);   // P2 (member thread)
   // P4 (any thread); no partition: the job's own failure, `error` names the job.
   void fail(std::optional<std::int32_t> partition, const std::string& error);
+  // P1: throws when the group committed a checkpoint of the partition that its directory
+  // does not hold.
+  void refuse_checkpoints_out_of_view(const partition_context& context) const;
 
   runtime* runtime_;
   partitioned_options options_;
   graph_factory make_graph_;
   std::map<std::int32_t, std::unique_ptr<flow::graph>> graphs_;  ///< the member thread only
-  bool answered_ = false;   ///< the group answered (member thread)
+  bool answered_ = false;   ///< the group coordinator answered (member thread)
+  bool fatal_ = false;      ///< librdkafka reported a fatal error (member thread)
   std::string last_error_;  ///< librdkafka's last error (member thread)
 
   mutable std::mutex mutex_;  // guards what follows

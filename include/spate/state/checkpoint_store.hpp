@@ -98,6 +98,11 @@ class SPATE_API checkpoint_store {
   /// Unlocks the directory.
   ~checkpoint_store();
 
+  /// Whether `directory` holds a checkpoint (a `chk-N` directory, complete or not), read
+  /// without opening a store there (no lock taken). False when it does not exist. Throws
+  /// std::filesystem::filesystem_error when it cannot be read.
+  static bool holds_checkpoints(const std::filesystem::path& directory);
+
   /// The directory.
   const std::filesystem::path& directory() const noexcept { return options_.directory; }
   /// The directory of checkpoint `id`.
