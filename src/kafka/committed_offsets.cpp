@@ -94,7 +94,10 @@ std::optional<checkpoint_tag> parse_checkpoint_tag(std::string_view metadata) {
     digits.remove_suffix(checkpoint_tag_end.size());
   }
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), tag.id);
-  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+  if (ec != std::errc{} || end != digits.data() + digits.size()) {
+    if (tag.at_end) return checkpoint_tag{.id = 0, .at_end = true};  // an end is refused anyway
+    return std::nullopt;
+  }
   return tag;
 }
 

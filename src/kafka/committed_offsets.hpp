@@ -17,7 +17,8 @@ namespace spate::kafka::detail {
 inline constexpr std::string_view checkpoint_tag_prefix = "spate checkpoint ";
 inline constexpr std::string_view checkpoint_tag_end = " end";
 
-/// A partition's committed offset (-1 and no metadata when nothing is committed).
+/// A partition's committed offset (negative, RD_KAFKA_OFFSET_INVALID, and no metadata when
+/// nothing is committed).
 struct committed_offset {
   std::int64_t offset = -1;
   std::string metadata;
@@ -32,8 +33,8 @@ std::map<std::int32_t, committed_offset> read_committed_offsets(
     const std::string& group, const std::string& topic, const std::vector<std::int32_t>& partitions,
     std::chrono::milliseconds timeout, const std::string& where);
 
-/// The checkpoint a tag names, with whether it is an end-of-input commit; nullopt for
-/// metadata that is not spate's.
+/// The checkpoint a tag names, with whether it is an end-of-input commit (id 0 when an end
+/// tag's number does not parse); nullopt for metadata that is not spate's.
 struct checkpoint_tag {
   std::uint64_t id = 0;
   bool at_end = false;

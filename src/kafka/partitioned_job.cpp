@@ -45,12 +45,12 @@ struct membership_callbacks {
                  "partitioned job on '" + self.options_.topic +
                      "': " + (assigning ? "assigned" : "revoked") + " partitions " +
                      detail::describe_partitions(list));
-      if (std::string_view(rd_kafka_rebalance_protocol(consumer)) != "EAGER") {
+      const char* protocol = rd_kafka_rebalance_protocol(consumer);
+      if (assigning && protocol != nullptr && std::string_view(protocol) == "COOPERATIVE") {
         throw std::invalid_argument(
-            "the group rebalances incrementally (" +
-            std::string(rd_kafka_rebalance_protocol(consumer)) +
-            "); a partitioned job supports eager rebalancing only (P2): leave "
-            "partition.assignment.strategy and group.protocol at their defaults");
+            "the group rebalances incrementally (COOPERATIVE); a partitioned job supports "
+            "eager rebalancing only (P2): leave partition.assignment.strategy and "
+            "group.protocol at their defaults");
       }
       if (assigning) {
         self.start_partitions(partitions);
@@ -58,6 +58,8 @@ struct membership_callbacks {
         self.stop_partitions(partitions);
       }
     } catch (...) {
+      // P2 whatever failed: no partition is let go while its graph may run.
+      if (!assigning) self.stop_all_partitions();
       try {
         self.fail(std::nullopt,
                   "spate::kafka::partitioned_job: topic '" + self.options_.topic +
@@ -88,6 +90,20 @@ partitioned_job::partitioned_job(runtime& rt, partitioned_options options, graph
   if (options_.group.empty() || options_.topic.empty() || options_.checkpoint_root.empty()) {
     throw std::invalid_argument(
         "spate::kafka::partitioned_job: group, topic and checkpoint_root must be set");
+  }
+  // P2 needs eager rebalancing (librdkafka's default assignors and classic protocol).
+  const auto setting = [&](const std::string& key) {
+    const auto it = options_.settings.find(key);
+    return it == options_.settings.end() ? std::string() : it->second;
+  };
+  if (setting("partition.assignment.strategy").find("cooperative") != std::string::npos ||
+      setting("group.protocol") == "consumer") {
+    throw std::invalid_argument(
+        "spate::kafka::partitioned_job: partition.assignment.strategy '" +
+        setting("partition.assignment.strategy") + "', group.protocol '" +
+        setting("group.protocol") +
+        "': a partitioned job supports eager rebalancing only (protocol P2); leave both at "
+        "their defaults");
   }
   member_ = std::thread([this] { member_thread(); });
 }
@@ -194,6 +210,24 @@ void partitioned_job::refuse_checkpoints_out_of_view(const partition_context& co
   }
 }
 
+// P2 for every partition whose graph runs here.
+void partitioned_job::stop_all_partitions() noexcept {
+  try {
+    std::vector<std::int32_t> held;
+    for (const auto& [partition, g] : graphs_) held.push_back(partition);
+    stop_partitions(held);
+  } catch (...) {  // (out of memory: a list, a log line) cancel and wait one by one
+    for (auto& [partition, g] : graphs_) {
+      g->cancel();
+      try {
+        g->wait();
+      } catch (...) {
+      }
+    }
+    graphs_.clear();
+  }
+}
+
 // P2: cancel all first, then wait, so that the partitions' shutdowns overlap.
 void partitioned_job::stop_partitions(const std::vector<std::int32_t>& partitions) {
   {
@@ -211,13 +245,22 @@ void partitioned_job::stop_partitions(const std::vector<std::int32_t>& partition
     try {
       it->second->wait();
     } catch (...) {  // the failure a cancel may end with: logged only
-      log::write(log::level::warn, "kafka",
-                 "partitioned job on '" + options_.topic + "': partition " +
-                     std::to_string(partition) +
-                     " ended with: " + exception_text(std::current_exception()));
+      try {
+        log::write(log::level::warn, "kafka",
+                   "partitioned job on '" + options_.topic + "': partition " +
+                       std::to_string(partition) +
+                       " ended with: " + exception_text(std::current_exception()));
+      } catch (...) {  // (out of memory) every graph is still waited for and erased
+      }
     }
     graphs_.erase(it);
-    if (options_.on_stopped) options_.on_stopped(partition);
+    if (options_.on_stopped) {
+      try {
+        options_.on_stopped(partition);
+      } catch (...) {
+        fail(partition, "on_stopped threw: " + exception_text(std::current_exception()));
+      }
+    }
   }
   const std::lock_guard lock(mutex_);
   for (const std::int32_t partition : partitions) running_.erase(partition);
@@ -332,14 +375,10 @@ void partitioned_job::member_thread() {
     }
     rd_kafka_queue_destroy(close_queue);
   }
-  // Whatever the leave did not stop, stopped while the member still heartbeats: the group
-  // must not give these partitions away while their graphs run.
-  std::vector<std::int32_t> left;
-  for (const auto& [partition, g] : graphs_) left.push_back(partition);
-  try {
-    stop_partitions(left);
-  } catch (...) {  // (logging failed: out of memory) every graph was cancelled and waited for
-  }
+  // Whatever the leave did not stop (it timed out, or never began), stopped before the
+  // consumer is destroyed: while the member may still be in the group, the group must not
+  // give these partitions away with their graphs running.
+  stop_all_partitions();
   if (consumer != nullptr) rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   const std::lock_guard lock(mutex_);
   member_done_ = true;

@@ -287,7 +287,11 @@ bool check_part(std::string_view file, const checkpoint_part& entry, std::uint64
 bool checkpoint_store::holds_checkpoints(const fs::path& directory) {
   if (!fs::exists(directory)) return false;
   for (const auto& entry : fs::directory_iterator(directory)) {
-    if (entry.is_directory() && id_of(entry.path())) return true;
+    // Complete only: opening a store there deletes the others.
+    if (entry.is_directory() && id_of(entry.path()) &&
+        fs::exists(entry.path() / std::string(manifest_name))) {
+      return true;
+    }
   }
   return false;
 }

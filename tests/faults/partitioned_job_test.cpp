@@ -247,3 +247,23 @@ TEST(partitioned_job, a_partition_whose_committed_checkpoint_is_out_of_view_is_r
   EXPECT_NE(failure->find("holds no checkpoint"), std::string::npos) << *failure;
   EXPECT_LE(built.load(), 1) << "partition 1's graph was built";
 }
+
+// Protocol P2 needs eager rebalancing: an incremental one is refused before anything starts.
+TEST(partitioned_job, incremental_rebalancing_is_refused_by_name) {
+  temp_dir dir;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"partition.assignment.strategy", "cooperative-sticky"},
+           {"group.protocol", "consumer"}}) {
+    auto options = job_options(closed_port(), "t", dir);
+    options.settings[key] = value;
+    try {
+      kafka::partitioned_job job(rt(), options, [](const kafka::partition_context&) -> flow::graph {
+        throw std::logic_error("never built");
+      });
+      ADD_FAILURE() << key << "=" << value << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(value), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("eager"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -307,15 +307,18 @@ TEST(checkpoint_store, ids_are_not_given_twice) {
 }
 
 // holds_checkpoints() (kafka::partitioned_job's check that a partition's checkpoints are in
-// view) reads the directory without opening a store: no lock, nothing deleted.
-TEST(checkpoint_store, holds_checkpoints_sees_checkpoint_directories_only) {
+// view) reads the directory without opening a store: no lock, nothing deleted; it counts
+// complete checkpoints only.
+TEST(checkpoint_store, holds_checkpoints_sees_complete_checkpoints_only) {
   temp_dir dir;
   const fs::path root = dir.path / "partition-3";
   EXPECT_FALSE(checkpoint_store::holds_checkpoints(root));  // not there
   {
     checkpoint_store store({.directory = root});
     EXPECT_FALSE(checkpoint_store::holds_checkpoints(root));  // its LOCK file only
-    store.write_part(4, "a", "half written");                 // incomplete: still one
+    store.write_part(4, "a", "half written");  // incomplete: a store opened there deletes it
+    EXPECT_FALSE(checkpoint_store::holds_checkpoints(root));
+    write_checkpoint(store, 5);
     EXPECT_TRUE(checkpoint_store::holds_checkpoints(root)) << "checked while the store is open";
   }
   temp_dir other;
@@ -323,5 +326,7 @@ TEST(checkpoint_store, holds_checkpoints_sees_checkpoint_directories_only) {
   fs::create_directory(other.path / "chk-x1");
   EXPECT_FALSE(checkpoint_store::holds_checkpoints(other.path));
   fs::create_directory(other.path / "chk-000001");
+  EXPECT_FALSE(checkpoint_store::holds_checkpoints(other.path));  // no MANIFEST
+  spit(other.path / "chk-000001" / "MANIFEST", "");
   EXPECT_TRUE(checkpoint_store::holds_checkpoints(other.path));
 }

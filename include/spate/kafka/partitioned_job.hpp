@@ -64,11 +64,19 @@
 // A group.instance.id (static membership) does not leave the group on stop(): its
 // partitions move only after session.timeout.ms.
 //
-// Time bounds: stop() and the destructor return within shutdown_timeout plus, per graph
-// being cancelled, its own cancel bound (kafka/sink.hpp: commit_timeout and the abort; the
-// source's shutdown_timeout). A process killed outright lets go of nothing: the group
-// moves its partitions after session.timeout.ms, and their next holder's producers fence
-// its open transactions.
+// P1 runs inside librdkafka's rebalance callback, one partition after another: each start
+// takes its restore (the sink's fence and committed-offset read, up to twice its
+// commit_timeout, and reading the partition's checkpoint), and librdkafka counts the
+// callback's time against max.poll.interval.ms (300 s by default), past which the member
+// leaves the group. Raise it for a process that takes over many partitions of large state.
+// With static membership, connect_timeout also covers the wait for the other members'
+// rejoin, which a killed member's session can prolong.
+//
+// Time bounds: after stop(), wait() and the destructor return within shutdown_timeout
+// plus, per graph being cancelled, its own cancel bound (kafka/sink.hpp: commit_timeout
+// and the abort; the source's shutdown_timeout), plus a start in progress (above). A process killed
+// outright lets go of nothing: the group moves its partitions after session.timeout.ms, and their
+// next holder's producers fence its open transactions.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -171,6 +179,7 @@ class SPATE_API partitioned_job {
   void member_thread();
   void start_partitions(const std::vector<std::int32_t>& partitions);  // P1 (member thread)
   void stop_partitions(const std::vector<std::int32_t>& partitions);   // P2 (member thread)
+  void stop_all_partitions() noexcept;                                 // P2, P3 (member thread)
   // P4 (any thread); no partition: the job's own failure, `error` names the job.
   void fail(std::optional<std::int32_t> partition, const std::string& error);
   // P1: throws when the group committed a checkpoint of the partition that its directory

@@ -98,9 +98,10 @@ class SPATE_API checkpoint_store {
   /// Unlocks the directory.
   ~checkpoint_store();
 
-  /// Whether `directory` holds a checkpoint (a `chk-N` directory, complete or not), read
-  /// without opening a store there (no lock taken). False when it does not exist. Throws
-  /// std::filesystem::filesystem_error when it cannot be read.
+  /// Whether `directory` holds a complete checkpoint (a `chk-N` directory with its
+  /// MANIFEST; opening a store deletes the others), read without opening a store there (no
+  /// lock taken). False when it does not exist. Not checked: whether the manifest decodes
+  /// and matches a graph. Throws std::filesystem::filesystem_error when it cannot be read.
   static bool holds_checkpoints(const std::filesystem::path& directory);
 
   /// The directory.
