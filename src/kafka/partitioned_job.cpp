@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <string_view>
 
@@ -45,8 +46,8 @@ struct membership_callbacks {
                  "partitioned job on '" + self.options_.topic +
                      "': " + (assigning ? "assigned" : "revoked") + " partitions " +
                      detail::describe_partitions(list));
-      const char* protocol = rd_kafka_rebalance_protocol(consumer);
-      if (assigning && protocol != nullptr && std::string_view(protocol) == "COOPERATIVE") {
+      const char* protocol = assigning ? rd_kafka_rebalance_protocol(consumer) : nullptr;
+      if (protocol != nullptr && std::string_view(protocol) == "COOPERATIVE") {
         throw std::invalid_argument(
             "the group rebalances incrementally (COOPERATIVE); a partitioned job supports "
             "eager rebalancing only (P2): leave partition.assignment.strategy and "
@@ -92,9 +93,12 @@ partitioned_job::partitioned_job(runtime& rt, partitioned_options options, graph
         "spate::kafka::partitioned_job: group, topic and checkpoint_root must be set");
   }
   // P2 needs eager rebalancing (librdkafka's default assignors and classic protocol).
-  const auto setting = [&](const std::string& key) {
+  const auto setting = [&](const std::string& key) {  // lower case: librdkafka ignores case
     const auto it = options_.settings.find(key);
-    return it == options_.settings.end() ? std::string() : it->second;
+    std::string value = it == options_.settings.end() ? std::string() : it->second;
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return value;
   };
   if (setting("partition.assignment.strategy").find("cooperative") != std::string::npos ||
       setting("group.protocol") == "consumer") {
@@ -205,7 +209,8 @@ void partitioned_job::refuse_checkpoints_out_of_view(const partition_context& co
           "group '" + options_.group + "' committed offset " + std::to_string(c.offset) +
           " with its checkpoint " + std::to_string(tag->id) + ", but " +
           context.checkpoint_directory.string() +
-          " holds no checkpoint: every process of the job must see the same checkpoint_root");
+          " holds no complete checkpoint: every process of the job must see the same "
+          "checkpoint_root");
     }
   }
 }
@@ -217,14 +222,20 @@ void partitioned_job::stop_all_partitions() noexcept {
     for (const auto& [partition, g] : graphs_) held.push_back(partition);
     stop_partitions(held);
   } catch (...) {  // (out of memory: a list, a log line) cancel and wait one by one
+    {
+      const std::lock_guard lock(mutex_);
+      for (auto& [partition, revoked] : running_) revoked = true;  // P4: not failures
+    }
     for (auto& [partition, g] : graphs_) {
-      g->cancel();
       try {
+        g->cancel();
         g->wait();
       } catch (...) {
       }
     }
     graphs_.clear();
+    const std::lock_guard lock(mutex_);
+    running_.clear();
   }
 }
 
@@ -258,7 +269,10 @@ void partitioned_job::stop_partitions(const std::vector<std::int32_t>& partition
       try {
         options_.on_stopped(partition);
       } catch (...) {
-        fail(partition, "on_stopped threw: " + exception_text(std::current_exception()));
+        try {
+          fail(partition, "on_stopped threw: " + exception_text(std::current_exception()));
+        } catch (...) {  // (out of memory) the other graphs are still waited for
+        }
       }
     }
   }

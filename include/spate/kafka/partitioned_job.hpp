@@ -39,8 +39,9 @@
 //
 //   P1. Assigned partitions: for each, the factory builds its graph and the graph starts
 //       (restoring its checkpoint, fencing the previous holder's producer: kafka/sink.hpp).
-//       A partition whose directory holds no checkpoint, while the group's committed offset
-//       for it carries a checkpoint's tag, is refused: its checkpoints are out of view.
+//       A partition whose directory holds no complete checkpoint, while the group's
+//       committed offset for it carries a checkpoint's tag, is refused: its checkpoints are
+//       out of view (reading the committed offset takes up to connect_timeout).
 //       A factory or start that throws fails the job (P4) and starts no further partition.
 //   P2. Revoked partitions: each one's graph is cancelled, then waited for, before the
 //       callback returns: the group gives the partition to its next holder only after this
@@ -66,7 +67,8 @@
 //
 // P1 runs inside librdkafka's rebalance callback, one partition after another: each start
 // takes its restore (the sink's fence and committed-offset read, up to twice its
-// commit_timeout, and reading the partition's checkpoint), and librdkafka counts the
+// commit_timeout, and reading the partition's checkpoint; for a partition without a
+// complete checkpoint here, the out-of-view read, up to connect_timeout), and librdkafka counts the
 // callback's time against max.poll.interval.ms (300 s by default), past which the member
 // leaves the group. Raise it for a process that takes over many partitions of large state.
 // With static membership, connect_timeout also covers the wait for the other members'
