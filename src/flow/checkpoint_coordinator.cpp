@@ -1,5 +1,6 @@
 #include "spate/flow/detail/checkpoint_coordinator.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -83,6 +84,11 @@ void checkpoint_coordinator::restore() {
   for (const auto& t : graph_.tasks()) {
     if (std::string why = t->checkpoint_refusal(); !why.empty()) {
       refused += (refused.empty() ? "" : "; ") + ("'" + t->name() + "' " + why);
+    } else if (unaligned()) {
+      if (why = t->unaligned_refusal(); !why.empty()) {
+        refused += (refused.empty() ? "" : "; ") +
+                   ("'" + t->name() + "' " + why + ", and checkpoints are unaligned");
+      }
     }
   }
   // Parts are named after their tasks, and a keyed farm's parts after its name: two tasks
@@ -96,7 +102,8 @@ void checkpoint_coordinator::restore() {
                                            "' (give them distinct names: node_stage::named())");
     }
     const bool keyed = !t->keyed_layout().empty();
-    if (!keyed && t->own_layout().empty()) continue;
+    // Unaligned, every task's part may hold items in flight.
+    if (!keyed && t->own_layout().empty() && !unaligned()) continue;
     std::string clash;
     // A farm's replicas are built one after the other, from #0.
     const bool first_replica =
@@ -104,7 +111,9 @@ void checkpoint_coordinator::restore() {
     if (keyed && first_replica && !keyed_farms.insert(std::string(farm_of(t->name()))).second) {
       clash = "two farms with keyed state are named '" + std::string(farm_of(t->name())) + "'";
     } else if (!names.insert(t->name()).second) {
-      clash = "two nodes with state are named '" + t->name() + "'";
+      clash = unaligned() ? "two nodes are named '" + t->name() +
+                                "' (unaligned checkpoints store items in flight by node name)"
+                          : "two nodes with state are named '" + t->name() + "'";
     }
     if (!clash.empty()) {
       refused += (refused.empty() ? "" : "; ") + clash +
@@ -158,6 +167,30 @@ void checkpoint_coordinator::restore() {
     }
     return it->second;
   };
+  const auto has_part = [&](std::string_view name) {
+    return std::any_of(latest->parts.begin(), latest->parts.end(),
+                       [&](const auto& p) { return p.name == name; });
+  };
+  const auto parts_of_farm = [&](std::string_view farm) {
+    return std::count_if(latest->parts.begin(), latest->parts.end(),
+                         [&](const auto& p) { return farm_of(p.name) == farm; });
+  };
+  const auto tasks_of_farm = [&](std::string_view farm) {
+    return std::count_if(graph_.tasks().begin(), graph_.tasks().end(),
+                         [&](const auto& t) { return farm_of(t->name()) == farm; });
+  };
+  // A part with items in flight whose node is gone (fewer replicas now) would lose them.
+  for (const auto& p : latest->parts) {
+    const bool has_task = std::any_of(graph_.tasks().begin(), graph_.tasks().end(),
+                                      [&](const auto& t) { return t->name() == p.name; });
+    if (has_task) continue;
+    const auto contents = state::from_bytes<part_contents>(store_->read_part(*latest, p.name));
+    if (!std::get<2>(contents).empty() || !std::get<3>(contents).empty()) {
+      throw std::runtime_error("spate::flow: restoring from " + where + ": part '" + p.name +
+                               "' holds items in flight (an unaligned checkpoint), but the graph "
+                               "has no node of that name (restore onto the same replica counts)");
+    }
+  }
   for (const auto& t : graph_.tasks()) {
     if (const std::string farm(farm_of(t->name())); farm != parts_farm) {
       parts.clear();
@@ -169,10 +202,28 @@ void checkpoint_coordinator::restore() {
         for (const auto& p : latest->parts) {
           if (farm_of(p.name) != farm_of(t->name())) continue;
           const part_contents& contents = part(p.name);
-          if (!contents.first.empty()) t->restore_keyed(contents.first, latest->key_groups);
+          if (!std::get<0>(contents).empty()) {
+            t->restore_keyed(std::get<0>(contents), latest->key_groups);
+          }
         }
       }
-      if (!t->own_layout().empty()) t->restore_own(part(t->name()).second);
+      if (!t->own_layout().empty()) t->restore_own(std::get<1>(part(t->name())));
+      if (has_part(t->name())) {
+        const part_contents& contents = part(t->name());
+        if (!std::get<2>(contents).empty() || !std::get<3>(contents).empty()) {
+          // Items a replica received were routed by the old replica count (by key group,
+          // say): they cannot go to another count's replicas as they are.
+          const std::string farm(farm_of(t->name()));
+          if (parts_of_farm(farm) != tasks_of_farm(farm)) {
+            throw std::runtime_error(
+                "its part holds items in flight (an unaligned checkpoint), which restore only "
+                "onto the replica count that stored them: " +
+                std::to_string(parts_of_farm(farm)) + " replicas then, " +
+                std::to_string(tasks_of_farm(farm)) + " now");
+          }
+          t->restore_in_flight(std::get<2>(contents), std::get<3>(contents));
+        }
+      }
       if (t->stats().kind == "source") {
         const auto it = latest->extras.find("position/" + t->name());
         if (it == latest->extras.end()) {
@@ -403,6 +454,7 @@ void checkpoint_coordinator::handle(checkpoint_ack ack) {
   if (p.failure.empty()) {
     try {
       if (ack.position) p.manifest.extras["position/" + task.name()] = std::move(*ack.position);
+      p.in_flight += ack.in_flight;
       if (ack.part) {
         const std::string bytes = ack.part->encode(options_.key_groups);
         ack.part.reset();  // S4: the snapshot is read; the task stops copying
@@ -465,6 +517,7 @@ void checkpoint_coordinator::finish_pending(std::unique_lock<std::mutex>& lock) 
     ++stats_.completed;
     stats_.last_id = p.id;
     stats_.last_bytes = p.bytes;
+    stats_.last_in_flight = p.in_flight;
     stats_.last_duration = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - p.started);
   } else if (p.abandoned) {

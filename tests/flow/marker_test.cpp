@@ -1,6 +1,7 @@
 // Markers through a node's output port (flow/detail/output_port.hpp, link M1/M2): a marker
 // goes on every edge of the port, after everything the node sent before it on that edge,
-// whether those items are in the ring or still buffered because the ring was full.
+// whether those items are in the ring or still buffered because the ring was full. And
+// barrier alignment (flow/detail/barrier_alignment.hpp A3) over inputs that end.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "spate/exec/link.hpp"
+#include "spate/flow/detail/barrier_alignment.hpp"
 #include "spate/flow/detail/output_port.hpp"
 
 namespace {
@@ -80,4 +82,32 @@ TEST(flow_markers, a_marker_goes_on_every_edge_or_on_none) {
   b.pop_marker();
   EXPECT_TRUE(port.post_marker(9));
   EXPECT_EQ(a.markers_queued(), 1u);
+}
+
+// A3: an input that ends without the barrier counts as aligned; one cut short before a
+// marker it holds (its cancelled producer dropped items the marker counted) does not. A
+// barrier passed there would complete a checkpoint whose producer state counts items no
+// consumer state holds.
+TEST(flow_markers, an_input_cut_short_before_its_barrier_does_not_align) {
+  for (const bool cut_short : {false, true}) {
+    SCOPED_TRACE(cut_short ? "cut short" : "ended");
+    spate::link<int> at_barrier, ending;
+    std::vector<spate::link<int>*> inputs{&at_barrier, &ending};
+    detail::barrier_alignment<int> alignment;
+    alignment.add_input();
+    alignment.add_input();
+    ASSERT_TRUE(at_barrier.post_marker({.id = 7, .position = 0}));
+    ASSERT_TRUE(ending.try_push(1));
+    if (cut_short) {
+      ASSERT_TRUE(ending.post_marker({.id = 7, .position = 3}));  // 2 dropped
+    }
+    ending.close();
+    alignment.begin(inputs);
+    alignment.hold(0, at_barrier);
+    EXPECT_FALSE(alignment.ready(inputs));  // item 1 is still to read
+    ending.pop_n(ending.readable_before_marker(10).size());
+    EXPECT_TRUE(ending.ended());
+    EXPECT_EQ(ending.ended_before_marker(), cut_short);
+    EXPECT_EQ(alignment.ready(inputs), !cut_short);
+  }
 }

@@ -196,6 +196,16 @@ class spsc_ring {
     b.count_ = ready < max ? ready : max;
     return b;
   }
+  /// Consumer: the next `n` values, which the caller knows were published (it acquired
+  /// something the producer released after publishing them): the producer's index is read
+  /// again when the cached one shows fewer. pop_n releases them.
+  read_batch readable_known(std::size_t n) noexcept {
+    if (consumer_->cached_tail - consumer_->head < n) {
+      consumer_->cached_tail = tail_->load(std::memory_order_acquire);
+    }
+    assert(consumer_->cached_tail - consumer_->head >= n);
+    return readable(n);
+  }
   /// Consumer: releases the first n values of the last batch read.
   void pop_n(std::size_t n) noexcept {
     const std::size_t head = consumer_->head;

@@ -86,7 +86,9 @@
 //   consumer that takes part in checkpoints ends on ended() instead: closed, drained and no
 //   marker due. A marker posted before close() at the last item is due, so it is met first;
 //   one standing beyond the last item (it counted buffered items that a cancelled producer
-//   then dropped) is never due, and the stream ends without it.
+//   then dropped) is never due, and the stream ends without it: ended_before_marker(). Such
+//   a stream was cut short, so it must not count as aligned with that barrier (its producer
+//   snapshotted state that counts the dropped items; flow/detail/barrier_alignment.hpp A3).
 //
 // Abandon (consumer -> producer): a consumer that will never read again (its graph was
 // cancelled) calls abandon(): abandoned = true, then R3 unconditionally. A producer's re-check
@@ -423,6 +425,18 @@ class link final : public link_base {
     }
     return batch;
   }
+  /// Unaligned checkpoints (flow/detail/unaligned_barrier.hpp): every item before the front
+  /// marker, oldest first, left in the ring (the consumer reads them on as usual). There must
+  /// be a front marker. The marker count is loaded first: the producer committed the items
+  /// before it posted the marker (M1), so they are all visible.
+  read_batch readable_up_to_front_marker() noexcept {
+    const link_marker* m = front_marker();
+    assert(m != nullptr && m->position >= ring_.popped());
+    const std::size_t due = m->position - ring_.popped();
+    read_batch batch = ring_.readable_known(due);
+    batch.keep_first(due);
+    return batch;
+  }
   /// Items popped since the link was made.
   std::size_t popped() const noexcept { return ring_.popped(); }
   /// The front marker is due: every item before it was popped (M3).
@@ -445,6 +459,9 @@ class link final : public link_base {
   /// End of stream for a consumer of markers: closed, drained, and no marker due (M3; the
   /// markers are read after `closed`, so one posted before close() is seen).
   bool ended() noexcept { return closed_and_drained() && !at_marker(); }
+  /// ended(), with a marker queued that no item will ever reach (M3: its producer was
+  /// cancelled with items still buffered, which the marker counted).
+  bool ended_before_marker() noexcept { return ended() && front_marker() != nullptr; }
 
  private:
   spsc_ring<T> ring_;

@@ -17,6 +17,11 @@
 // checks out: keyed state and node state restored, sources seeking to their positions.
 // What a crash loses, and what it repeats, is in docs/state.md.
 //
+// Under backpressure an aligned barrier waits behind every queued item, so a checkpoint
+// takes as long as the queues take to drain. checkpoint_alignment::unaligned lets barriers
+// overtake queued items instead (as Flink's unaligned checkpoints; the items in flight are
+// stored with the snapshot): protocol U1..U5 in flow/detail/unaligned_barrier.hpp.
+//
 // Nodes take part as follows (checked when the graph starts; a node that cannot take part
 // fails the start with its name):
 //   - sources: `P checkpoint_position() const` and `void seek(const P&)`, P encodable
@@ -83,6 +88,22 @@
 
 namespace spate::flow {
 
+/// How a barrier passes a node (checkpoint_options::alignment).
+enum class checkpoint_alignment {
+  /// A node takes the barrier once it has read everything before it on every input (step
+  /// 2 above): nothing in flight is stored, but under backpressure the barrier waits for the
+  /// queues ahead of it to drain.
+  aligned,
+  /// A node takes the barrier as soon as it is posted on any input, before the items queued
+  /// ahead of it; those items, and the ones still buffered for its full outputs, are stored
+  /// with the snapshot and sent again first on restore (flow/detail/unaligned_barrier.hpp).
+  /// A checkpoint then completes in about the time barriers take to be seen, whatever the
+  /// queues hold. Every item type on the graph's edges must have a codec; ordered farms,
+  /// broadcast farms and the window patterns are refused at start, by name; and a checkpoint
+  /// holding items in flight restores only onto the same replica counts.
+  unaligned,
+};
+
 /// How a graph takes checkpoints (graph_options::checkpoints).
 struct checkpoint_options {
   /// Where checkpoints are written (made if missing; one graph at a time: it is locked).
@@ -102,6 +123,8 @@ struct checkpoint_options {
   /// graph. A graph destroyed on a worker without waiting (a graph actor stopping) may still
   /// complete a checkpoint after its destructor returned: capture only what outlives it.
   std::function<void(std::uint64_t id)> on_complete{};
+  /// Aligned (the default) or unaligned barriers.
+  checkpoint_alignment alignment = checkpoint_alignment::aligned;
 };
 
 /// What a graph's checkpoints did so far (graph::checkpoints()).
@@ -111,6 +134,7 @@ struct checkpoint_stats {
   std::uint64_t abandoned = 0;                 ///< checkpoints a node ended before (end of input)
   std::uint64_t last_id = 0;                   ///< the newest complete checkpoint's id (0: none)
   std::uint64_t last_bytes = 0;                ///< bytes of its parts
+  std::uint64_t last_in_flight = 0;            ///< items in flight it stores (unaligned)
   std::chrono::microseconds last_duration{0};  ///< from its start to its commit
   std::uint64_t restored_from = 0;             ///< the checkpoint this run started from (0: none)
 };

@@ -46,6 +46,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -63,15 +64,17 @@ struct snapshot_part {
   virtual std::string encode(std::uint32_t key_groups) = 0;
 };
 
-// A part's bytes: the keyed rows (state/keyed_store.hpp encode, empty: none), then the
-// node's own state (empty: none).
-using part_contents = std::pair<std::string, std::string>;
+// A part's bytes: the keyed rows (state/keyed_store.hpp encode, empty: none), the node's
+// own state (empty: none), then, from unaligned barriers, its buffered outputs and recorded
+// inputs (flow/detail/unaligned_barrier.hpp stored_items; empty: none).
+using part_contents = std::tuple<std::string, std::string, std::string, std::string>;
 
 struct checkpoint_ack {
   std::uint64_t id = 0;
   std::size_t task = 0;                   // index in graph_state::tasks()
   std::optional<std::string> position{};  // a source's, encoded
-  std::unique_ptr<snapshot_part> part{};  // a stateful task's
+  std::unique_ptr<snapshot_part> part{};  // a stateful task's (every task's, unaligned)
+  std::uint64_t in_flight = 0;            // items stored in flight (unaligned)
 };
 
 class SPATE_API checkpoint_coordinator {
@@ -91,6 +94,8 @@ class SPATE_API checkpoint_coordinator {
   void stop() noexcept;
 
   void acknowledge(checkpoint_ack ack);
+  // checkpoint_alignment::unaligned (flow/detail/unaligned_barrier.hpp).
+  bool unaligned() const noexcept { return options_.alignment == checkpoint_alignment::unaligned; }
   void task_ended(std::size_t task);
   // A source's task, at the end of its input and before its outputs close: its last
   // position, for commit_at_end().
@@ -109,6 +114,7 @@ class SPATE_API checkpoint_coordinator {
     std::size_t unanswered = 0;
     state::checkpoint_manifest manifest{};
     std::uint64_t bytes = 0;
+    std::uint64_t in_flight = 0;
     std::string failure{};  // empty: may still complete
     bool abandoned = false;
   };

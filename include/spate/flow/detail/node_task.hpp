@@ -5,6 +5,7 @@
 // all inputs are closed and drained, flush, close the outputs, finish.
 #include <algorithm>
 #include <concepts>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "spate/flow/detail/barrier_alignment.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/detail/output_port.hpp"
+#include "spate/flow/detail/unaligned_barrier.hpp"
 #include "spate/flow/node.hpp"
 #include "spate/platform/type_name.hpp"
 #include "spate/state/backend_keyed_store.hpp"
@@ -195,6 +197,7 @@ class node_task final : public node_task_base {
   void add_input(link<element>* e) {
     inputs_.push_back(e);
     alignment_.add_input();
+    unaligned_.add_input();
   }
 
   std::string describe() const override {
@@ -228,6 +231,35 @@ class node_task final : public node_task_base {
       return "is a source without checkpoint_position() and seek()";
     } else {
       return {};
+    }
+  }
+  std::string unaligned_refusal() override {
+    if constexpr (!is_source && !state::encodable<element>) {
+      return "receives items it could not store in flight (" + spate::type_name<element>() +
+             " has no codec: an ordered, broadcast or window farm's routing, or a type without "
+             "one)";
+    } else if constexpr (!is_sink && !state::encodable<out_type>) {
+      return "sends items it could not store in flight (" + spate::type_name<out_type>() +
+             " has no codec)";
+    } else {
+      if (has_port() && !port_->stores_buffered_items()) {
+        return "sends through an ordered or broadcast farm's router, whose buffered items "
+               "unaligned checkpoints cannot store";
+      }
+      return {};
+    }
+  }
+  // U5 (flow/detail/unaligned_barrier.hpp): before the graph starts.
+  void restore_in_flight(std::string_view outputs, std::string_view inputs) override {
+    if constexpr (!is_sink && state::encodable<out_type>) {
+      resend_ = decode_stored_items<out_type>(outputs);
+    } else if (!outputs.empty()) {
+      throw std::runtime_error("it holds outputs in flight, but sends none it could store");
+    }
+    if constexpr (!is_source && state::encodable<element>) {
+      for (auto& item : decode_stored_items<element>(inputs)) replay_.push_back(std::move(item));
+    } else if (!inputs.empty()) {
+      throw std::runtime_error("it holds inputs in flight, but receives none it could store");
     }
   }
   std::string keyed_layout() override {
@@ -279,6 +311,12 @@ class node_task final : public node_task_base {
     if (!started_) {
       started_ = true;
       if (!guarded([&] { node_.on_start(); })) return end_cancelled(port_ptr(), inputs_);
+      if (!resend_outputs()) return end_cancelled(port_ptr(), inputs_);
+    }
+    if (unaligned_mode_) {
+      // U2 before the flush: a node whose outputs are full still takes the barrier.
+      if constexpr (!is_source) alignment_.begin(inputs_);  // A1: the idle re-check's markers
+      if (!take_unaligned_barriers()) return end_cancelled(port_ptr(), inputs_);
     }
     if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
     if (!input_done_) {
@@ -406,8 +444,20 @@ class node_task final : public node_task_base {
           }
         }
       }
+      // U5: items restored in flight come before anything on the inputs.
+      while (!replay_.empty() && handled < budget) {
+        if (!guarded([&] { deliver(replay_.front()); })) return handled;
+        replay_.pop_front();
+        ++handled;
+        if (has_port() && port_->has_pending()) break;
+      }
+      if (!replay_.empty()) {
+        count_out();
+        return handled;
+      }
       const std::size_t n = inputs_.size();
-      const bool aligning = checkpoints_ != nullptr;
+      const bool aligning = checkpoints_ != nullptr && !unaligned_mode_;
+      const bool unaligned = unaligned_mode_;
       if (aligning) alignment_.begin(inputs_);  // A1: before examining them
       std::size_t empty_in_a_row = 0;
       bool blocked = false;
@@ -419,10 +469,14 @@ class node_task final : public node_task_base {
           ++empty_in_a_row;
           continue;
         }
-        const auto batch =
-            aligning ? e->readable_before_marker(budget - handled) : e->readable(budget - handled);
+        const auto batch = checkpoints_ != nullptr ? e->readable_before_marker(budget - handled)
+                                                   : e->readable(budget - handled);
         if (batch.size() == 0) {
           ++empty_in_a_row;
+          if (unaligned && e->front_marker() != nullptr) {
+            if (!take_unaligned_barriers()) return handled;  // U2, U4
+            empty_in_a_row = 0;
+          }
           if (aligning && (e->at_marker() || (alignment_.aligning() && e->ended()))) {
             // At the barrier, or ended while others wait at it (an ended input counts as
             // aligned).
@@ -433,12 +487,13 @@ class node_task final : public node_task_base {
         }
         empty_in_a_row = 0;
         std::size_t done = 0;
+        const bool record = unaligned && unaligned_.recording(index);  // U3
         while (done < batch.size()) {
           if constexpr (one_to_one) {
             // Straight from the input batch into the output window; one item through
-            // the policy (send) when no run has room.
+            // the policy (send) when no run has room. Not while recording (U3).
             std::size_t sent = 0;
-            if (!guarded([&] {
+            if (!record && !guarded([&] {
                   element* in = batch.contiguous_data(done);
                   sent = port_->send_many(batch.contiguous(done),
                                           [&](std::size_t k) { return node_.apply(in[k]); });
@@ -448,6 +503,10 @@ class node_task final : public node_task_base {
             }
             done += sent;
             if (sent != 0) continue;
+          }
+          if (record && !guarded([&] { record_in_flight(batch[done]); })) {
+            e->pop_n(done);
+            return handled + done;
           }
           if (!guarded([&] { deliver(batch[done]); })) {
             e->pop_n(done);
@@ -461,6 +520,9 @@ class node_task final : public node_task_base {
         }
         e->pop_n(done);
         handled += done;
+        if (unaligned && e->front_marker() != nullptr && !take_unaligned_barriers()) {
+          return handled;
+        }
         if (aligning && e->at_marker()) {
           if (!barrier_reached(index)) return handled;
           if (!alignment_.aligning()) empty_in_a_row = 0;  // passed: every input reads again
@@ -477,7 +539,10 @@ class node_task final : public node_task_base {
         if (!complete_alignment()) return handled;
         if (!alignment_.aligning()) run_again_ = true;
       }
-      if (handled < budget && (aligning ? all_ended() : all_closed_and_drained(inputs_))) {
+      // U4: inputs that ended after the loop looked at them stop recording.
+      if (unaligned && !take_unaligned_barriers()) return handled;
+      if (handled < budget &&
+          (checkpoints_ != nullptr ? all_ended() : all_closed_and_drained(inputs_))) {
         input_done_ = true;
       }
       return handled;
@@ -490,6 +555,7 @@ class node_task final : public node_task_base {
     if constexpr (keyed) key_.release();
   }
   void enable_checkpoints() override {
+    unaligned_mode_ = checkpoints_->unaligned();
     if constexpr (requires(N& n) { n.enable_checkpoints(); }) node_.enable_checkpoints();
   }
 
@@ -535,8 +601,11 @@ class node_task final : public node_task_base {
   struct part final : snapshot_part {
     typename key_binding<N, KeyFn>::rows rows;
     std::string own;
+    std::string outputs;  // unaligned: stored_items() of the buffered outputs (U1, U2)
+    std::string inputs;   // unaligned: stored_items() of the recorded inputs (U3, U4)
     std::string encode(std::uint32_t key_groups) override {
-      return state::to_bytes(part_contents{rows.encode(key_groups), std::move(own)});
+      return state::to_bytes(part_contents{rows.encode(key_groups), std::move(own),
+                                           std::move(outputs), std::move(inputs)});
     }
   };
 
@@ -568,26 +637,100 @@ class node_task final : public node_task_base {
 
   // Flink's order (SubtaskCheckpointCoordinatorImpl.checkpointState): the barrier goes
   // downstream first, then the state is snapshotted, with no item in between.
+  // Unaligned (U1, U2): the barrier goes before the buffered outputs, which the part
+  // stores, and every task sends a part; a node with inputs acknowledges only at U5.
   bool pass_barrier_with(std::uint64_t id) {
     return guarded([&] {
-      if (has_port() && !port_->post_marker(id)) {
-        throw std::logic_error(
-            "an output edge holds 4 barriers (the coordinator sends one at "
-            "a time)");
+      std::string buffered;
+      std::uint64_t buffered_count = 0;
+      if (has_port()) {
+        bool posted = false;
+        if (unaligned_mode_) {
+          const auto count = port_->post_marker_before_buffered(id, buffered);
+          posted = count.has_value();
+          buffered_count = count.value_or(0);
+        } else {
+          posted = port_->post_marker(id);
+        }
+        if (!posted) {
+          throw std::logic_error(
+              "an output edge holds 4 barriers (the coordinator sends one at "
+              "a time)");
+        }
       }
       if constexpr (committing_node<N>) node_.prepare_commit(id);  // T1
       checkpoint_ack ack{.id = id, .task = checkpoint_index_};
       if constexpr (positioned_source<N>) {
         ack.position = state::to_bytes(node_.checkpoint_position());
       }
-      if constexpr (keyed || snapshotting_node<N>) {
+      if (keyed || snapshotting_node<N> || unaligned_mode_) {
         auto p = std::make_unique<part>();
         p->rows = key_.snapshot(node_);
         if constexpr (snapshotting_node<N>) p->own = state::to_bytes(node_.snapshot_state());
+        p->outputs = stored_items(buffered_count, buffered);
         ack.part = std::move(p);
+        ack.in_flight = buffered_count;
+      }
+      if constexpr (!is_source && state::encodable<element>) {
+        if (unaligned_mode_) {
+          unaligned_.begin(id);  // U2
+          for (const element& item : replay_) unaligned_.record(item);
+          unaligned_ack_ = std::move(ack);
+          return;
+        }
       }
       checkpoints_->acknowledge(std::move(ack));
     });
+  }
+
+  // U1 (sources) or U2..U5: false, the node failed.
+  bool take_unaligned_barriers() {
+    if constexpr (is_source) {
+      return inject_barrier();
+    } else if constexpr (state::encodable<element>) {
+      for (std::size_t i = 0; i < inputs_.size(); ++i) {
+        link<element>& input = *inputs_[i];
+        const link_marker* m = input.front_marker();
+        if (m == nullptr) continue;
+        if (!unaligned_.taking() && !pass_barrier_with(m->id)) return false;     // U2
+        if (!guarded([&] { unaligned_.reach_marker(i, input); })) return false;  // U4
+      }
+      if (!unaligned_.taking()) return true;
+      for (std::size_t i = 0; i < inputs_.size(); ++i) {
+        if (unaligned_.recording(i) && inputs_[i]->ended()) unaligned_.input_ended(i);  // U4
+      }
+      if (!unaligned_.complete()) return true;
+      return guarded([&] {  // U5
+        checkpoint_ack ack = std::move(*unaligned_ack_);
+        unaligned_ack_.reset();
+        std::uint64_t count = 0;
+        static_cast<part&>(*ack.part).inputs = unaligned_.finish(count);
+        ack.in_flight += count;
+        checkpoints_->acknowledge(std::move(ack));
+      });
+    } else {
+      return true;  // refused at start (unaligned_refusal)
+    }
+  }
+
+  // U3.
+  void record_in_flight(const element& item) {
+    if constexpr (state::encodable<element>) unaligned_.record(item);
+  }
+
+  // U5 after a restore: the stored outputs go first. False: the node failed.
+  bool resend_outputs() {
+    if constexpr (!is_sink) {
+      if (resend_.empty()) return true;
+      const bool ok = guarded([&] {
+        for (auto& item : resend_) port_->send(std::move(item));
+      });
+      resend_.clear();
+      resend_.shrink_to_fit();
+      return ok;
+    } else {
+      return true;
+    }
   }
 
   // A source's idle re-check: a checkpoint requested since it last injected one (C1).
@@ -666,6 +809,12 @@ class node_task final : public node_task_base {
   barrier_alignment<element> alignment_;
   std::uint64_t injected_ = 0;
   bool run_again_ = false;  // a barrier passed after the last read: read on before idling
+  // Unaligned checkpoints (flow/detail/unaligned_barrier.hpp).
+  bool unaligned_mode_ = false;
+  unaligned_barrier<element> unaligned_;
+  std::optional<checkpoint_ack> unaligned_ack_;                     // U2 to U5
+  std::vector<std::conditional_t<is_sink, int, out_type>> resend_;  // U5, restored outputs
+  std::deque<element> replay_;                                      // U5, restored inputs
 };
 
 // An ordered farm's collector: merges the workers' tagged outputs back into input order.

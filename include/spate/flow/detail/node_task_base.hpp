@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -95,6 +96,14 @@ class SPATE_API node_task_base : public unit {
   virtual void restore_own(std::string_view /*bytes*/) {}
   // Before the graph starts (sources): the position recorded with the barrier.
   virtual void restore_position(std::string_view /*bytes*/) {}
+  // Non-empty: why this task cannot take unaligned barriers (flow/detail/unaligned_barrier.hpp).
+  virtual std::string unaligned_refusal() {
+    return "cannot store the items in flight to it (an ordered farm's collector)";
+  }
+  // Before the graph starts: the outputs and inputs a part stored in flight (U5).
+  virtual void restore_in_flight(std::string_view /*outputs*/, std::string_view /*inputs*/) {
+    throw std::runtime_error("it cannot take back items in flight");
+  }
   // Two-phase commit (flow/checkpoints.hpp T2..T5), for a committing_node's task.
   virtual bool commits() const noexcept { return false; }
   virtual bool commit(const checkpoint_commit& /*done*/) { return true; }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/policies.hpp"
 #include "spate/platform/export.hpp"
+#include "spate/state/codec.hpp"
 #include "spate/state/key_groups.hpp"
 
 namespace spate::flow {
@@ -79,6 +81,15 @@ class output_port {
   // including items still buffered for a full edge. False, posting nothing, when an edge
   // already holds link_base::marker_capacity markers.
   virtual bool post_marker(std::uint64_t id) noexcept = 0;
+  // Unaligned checkpoints (flow/detail/unaligned_barrier.hpp U2): marker `id` on every edge
+  // after the items in the ring and before those still buffered for a full edge, which are
+  // appended, encoded (state/codec.hpp), to `buffered`: they belong to the snapshot, and a
+  // restore sends them first. Returns how many; nullopt, posting nothing, when an edge
+  // already holds link_base::marker_capacity markers. Only for stores_buffered_items() ports.
+  virtual std::optional<std::size_t> post_marker_before_buffered(std::uint64_t id,
+                                                                 std::string& buffered) = 0;
+  // Buffered items can be stored: plain routing of a type with a codec.
+  virtual bool stores_buffered_items() const noexcept = 0;
   virtual std::uint64_t sent() const noexcept = 0;
   // Diagnostics: each edge's queue length and whether its producer waits (atomics only: it is
   // read from another thread while the node runs).
@@ -207,12 +218,31 @@ class edge_writers {
           w.target->post_marker({.id = id, .position = w.target->pushed() + w.pending.size()});
       assert(posted);
     }
-    stress_point();  // between M1 and the consumers' re-check
-    wake_consumers(writers_, [](writer& w) -> const link_base* {
-      w.unnotified = 0;
-      return w.target;
-    });
+    wake_all_consumers();
     return true;
+  }
+  // output_port::post_marker_before_buffered (E has a codec).
+  std::optional<std::size_t> post_marker_before_buffered(std::uint64_t id, std::string& buffered) {
+    for (const auto& w : writers_) {
+      if (w.target->markers_queued() == link_base::marker_capacity) return std::nullopt;
+    }
+    // Encoded first: an encoder that throws leaves no marker on any edge.
+    std::string encoded;
+    state::byte_writer out(encoded);
+    std::size_t count = 0;
+    for (const auto& w : writers_) {
+      for (const E& item : w.pending) state::encode(item, out);
+      count += w.pending.size();
+    }
+    buffered += encoded;
+    for (auto& w : writers_) {
+      commit(w);
+      [[maybe_unused]] const bool posted =
+          w.target->post_marker({.id = id, .position = w.target->pushed()});
+      assert(posted);
+    }
+    wake_all_consumers();
+    return count;
   }
   std::uint64_t sent() const noexcept {
     std::uint64_t in_windows = 0;
@@ -237,6 +267,15 @@ class edge_writers {
     std::uint32_t unnotified = 0;
     std::uint32_t notify_batch = 0;  // the link's: items per window and per wake-up
   };
+
+  // M2 after a marker went on every edge.
+  void wake_all_consumers() noexcept {
+    stress_point();  // between M1 and the consumers' re-check
+    wake_consumers(writers_, [](writer& w) -> const link_base* {
+      w.unnotified = 0;
+      return w.target;
+    });
+  }
 
   void commit(writer& w) noexcept {
     const std::size_t added = w.target->commit(w.window);
@@ -345,11 +384,22 @@ class port_base : public output_port<T> {
   void blocked_edges(std::vector<link_base*>& out) const override { writers_.blocked_edges(out); }
   void close() noexcept override { writers_.close(); }
   bool post_marker(std::uint64_t id) noexcept override { return writers_.post_marker(id); }
+  std::optional<std::size_t> post_marker_before_buffered(std::uint64_t id,
+                                                         std::string& buffered) override {
+    if constexpr (stores_buffered) {
+      return writers_.post_marker_before_buffered(id, buffered);
+    } else {
+      throw std::logic_error("spate::flow: this port cannot store its buffered items");
+    }
+  }
+  bool stores_buffered_items() const noexcept override { return stores_buffered; }
   std::uint64_t sent() const noexcept override { return writers_.sent(); }
   std::string describe() const override { return writers_.describe(); }
 
  protected:
   explicit port_base(std::vector<link<E>*> edges) : writers_(std::move(edges), this->pending_) {}
+  // Plain routing (the buffered elements are the items), of a type with a codec.
+  static constexpr bool stores_buffered = std::is_same_v<T, E> && state::encodable<T>;
 
   // send_if's search: the chosen replica, then (round-robin, random) the others in turn.
   template <class Policy, class Push>
