@@ -162,8 +162,7 @@ void checkpoint_coordinator::restore() {
   auto part = [&](const std::string& name) -> const part_contents& {
     auto it = parts.find(name);
     if (it == parts.end()) {
-      it = parts.emplace(name, state::from_bytes<part_contents>(store_->read_part(*latest, name)))
-               .first;
+      it = parts.emplace(name, decode_part(store_->read_part(*latest, name))).first;
     }
     return it->second;
   };
@@ -184,7 +183,7 @@ void checkpoint_coordinator::restore() {
     const bool has_task = std::any_of(graph_.tasks().begin(), graph_.tasks().end(),
                                       [&](const auto& t) { return t->name() == p.name; });
     if (has_task) continue;
-    const auto contents = state::from_bytes<part_contents>(store_->read_part(*latest, p.name));
+    const auto contents = decode_part(store_->read_part(*latest, p.name));
     if (!std::get<2>(contents).empty() || !std::get<3>(contents).empty()) {
       throw std::runtime_error("spate::flow: restoring from " + where + ": part '" + p.name +
                                "' holds items in flight (an unaligned checkpoint), but the graph "

@@ -97,10 +97,10 @@ enum class checkpoint_alignment {
   /// A node takes the barrier as soon as it is posted on any input, before the items queued
   /// ahead of it; those items, and the ones still buffered for its full outputs, are stored
   /// with the snapshot and sent again first on restore (flow/detail/unaligned_barrier.hpp).
-  /// A checkpoint then completes in about the time barriers take to be seen, whatever the
-  /// queues hold. Every item type on the graph's edges must have a codec; ordered farms,
-  /// broadcast farms and the window patterns are refused at start, by name; and a checkpoint
-  /// holding items in flight restores only onto the same replica counts.
+  /// A checkpoint then completes without waiting for the queues to drain. Every item type
+  /// on the graph's edges must have a codec; ordered farms, broadcast farms, the window
+  /// patterns and committing sinks are refused at start, by name; and a checkpoint holding
+  /// items in flight restores only onto the same replica counts.
   unaligned,
 };
 

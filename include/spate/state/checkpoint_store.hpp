@@ -86,8 +86,8 @@ struct checkpoint_store_options {
 /// The checkpoints of one graph instance in one directory (see the top of this file).
 class SPATE_API checkpoint_store {
  public:
-  /// The format this build writes and reads (2: flow parts hold items in flight).
-  static constexpr std::uint32_t format_version = 2;
+  /// The format this build writes and reads.
+  static constexpr std::uint32_t format_version = 1;
 
   /// Opens (makes) the directory, locks it, and deletes incomplete checkpoints (no
   /// MANIFEST) and stray MANIFEST.tmp files: what a crash during a checkpoint leaves.

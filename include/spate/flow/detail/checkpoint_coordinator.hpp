@@ -9,9 +9,10 @@
 //       unacknowledged}; each source task gets request_checkpoint(id) (an atomic store, then
 //       notify(): the task's idle re-check reads it).
 //   C2. A task acknowledges once barrier `id` has passed it (sources: after posting it;
-//       others: once aligned, after posting it downstream). The ack carries its part (the
-//       keyed snapshot, encoded here, not on the task) and a source's position. It goes into
-//       a queue under the mutex; the coordinator thread encodes and writes each part.
+//       others: once aligned, or at U5 when unaligned, after posting it downstream). The ack
+//       carries its part (the keyed snapshot, encoded here, not on the task) and a source's
+//       position. It goes into a queue under the mutex; the coordinator thread encodes and writes
+//       each part.
 //   C3. Every task acknowledged and every part written: the manifest is committed (the
 //       checkpoint is complete), older ones retired, the next trigger timed.
 //   C4. A write that fails, or a task that ends before acknowledging (its input ended),
@@ -45,6 +46,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -53,6 +55,7 @@
 #include "spate/flow/checkpoints.hpp"
 #include "spate/platform/export.hpp"
 #include "spate/state/checkpoint_store.hpp"
+#include "spate/state/codec.hpp"
 
 namespace spate::flow::detail {
 
@@ -67,7 +70,32 @@ struct snapshot_part {
 // A part's bytes: the keyed rows (state/keyed_store.hpp encode, empty: none), the node's
 // own state (empty: none), then, from unaligned barriers, its buffered outputs and recorded
 // inputs (flow/detail/unaligned_barrier.hpp stored_items; empty: none).
+// A part without items in flight is written as the first two alone, as before unaligned
+// barriers existed, so checkpoints of either kind read back the same way.
 using part_contents = std::tuple<std::string, std::string, std::string, std::string>;
+inline std::string encode_part(const part_contents& p) {
+  std::string out;
+  state::byte_writer w(out);
+  state::encode(std::get<0>(p), w);
+  state::encode(std::get<1>(p), w);
+  if (!std::get<2>(p).empty() || !std::get<3>(p).empty()) {
+    state::encode(std::get<2>(p), w);
+    state::encode(std::get<3>(p), w);
+  }
+  return out;
+}
+inline part_contents decode_part(std::string_view bytes) {
+  state::byte_reader in(bytes);
+  part_contents p;
+  std::get<0>(p) = state::decode<std::string>(in);
+  std::get<1>(p) = state::decode<std::string>(in);
+  if (!in.at_end()) {
+    std::get<2>(p) = state::decode<std::string>(in);
+    std::get<3>(p) = state::decode<std::string>(in);
+  }
+  if (!in.at_end()) in.fail("a part", std::to_string(in.left()) + " bytes left over after it");
+  return p;
+}
 
 struct checkpoint_ack {
   std::uint64_t id = 0;

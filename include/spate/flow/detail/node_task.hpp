@@ -238,6 +238,9 @@ class node_task final : public node_task_base {
       return "receives items it could not store in flight (" + spate::type_name<element>() +
              " has no codec: an ordered, broadcast or window farm's routing, or a type without "
              "one)";
+    } else if constexpr (committing_node<N>) {
+      return "commits output at checkpoints, and holds it back until the barrier's checkpoint "
+             "completes, which with unaligned barriers waits for this node's other inputs";
     } else if constexpr (!is_sink && !state::encodable<out_type>) {
       return "sends items it could not store in flight (" + spate::type_name<out_type>() +
              " has no codec)";
@@ -313,8 +316,9 @@ class node_task final : public node_task_base {
       if (!guarded([&] { node_.on_start(); })) return end_cancelled(port_ptr(), inputs_);
       if (!resend_outputs()) return end_cancelled(port_ptr(), inputs_);
     }
-    if (unaligned_mode_) {
-      // U2 before the flush: a node whose outputs are full still takes the barrier.
+    if (unaligned_mode_ && !input_done_) {
+      // U2 before the flush: a node whose outputs are full still takes the barrier (not
+      // once its input is done: a source's on_stop output would be counted twice).
       if constexpr (!is_source) alignment_.begin(inputs_);  // A1: the idle re-check's markers
       if (!take_unaligned_barriers()) return end_cancelled(port_ptr(), inputs_);
     }
@@ -543,7 +547,10 @@ class node_task final : public node_task_base {
       if (unaligned && !take_unaligned_barriers()) return handled;
       if (handled < budget &&
           (checkpoints_ != nullptr ? all_ended() : all_closed_and_drained(inputs_))) {
-        input_done_ = true;
+        // Unaligned: an input may have ended since the take above; every input has now,
+        // so this one completes the barrier (U5) before the input is done.
+        if (unaligned && !take_unaligned_barriers()) return handled;
+        if (!unaligned_.taking()) input_done_ = true;
       }
       return handled;
     }
@@ -604,8 +611,8 @@ class node_task final : public node_task_base {
     std::string outputs;  // unaligned: stored_items() of the buffered outputs (U1, U2)
     std::string inputs;   // unaligned: stored_items() of the recorded inputs (U3, U4)
     std::string encode(std::uint32_t key_groups) override {
-      return state::to_bytes(part_contents{rows.encode(key_groups), std::move(own),
-                                           std::move(outputs), std::move(inputs)});
+      return encode_part(part_contents{rows.encode(key_groups), std::move(own), std::move(outputs),
+                                       std::move(inputs)});
     }
   };
 

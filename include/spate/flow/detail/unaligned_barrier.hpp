@@ -26,8 +26,14 @@
 //       without the marker (closed, drained, none queued) stops too. The items stay in the
 //       ring and are consumed as usual, not recorded again.
 //   U5. When no input records, the node acknowledges n with its part: its state, its stored
-//       outputs and the recorded inputs. A restore sends a node's stored outputs first, then
-//       consumes its stored inputs before reading its links.
+//       outputs and the recorded inputs. A restore sends a node's stored outputs first (after
+//       what its on_start() sends), then consumes its stored inputs before reading its links.
+//
+// Committing nodes (two-phase commit sinks) are refused: one holds new output back from
+// prepare_commit (U2) until the checkpoint completes, which needs its own U5, so it would
+// wait for itself. A node waiting for room on a full output takes the barriers it finds
+// when it runs again; a marker posted while it waits does not wake it (the wait's re-check
+// looks at room only), so under backpressure a barrier may wait for that room first.
 //
 // # Why the cut is consistent
 //
