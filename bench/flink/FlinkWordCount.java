@@ -10,7 +10,9 @@
 // BACKEND: rocksdb or hashmap (state.backend.type); CHECKPOINT_MS: 0 for none, else exactly-once
 // checkpoints at that interval into CKPT_DIR/checkpoints (file system storage; RocksDB's working
 // files and the REST server's go under CKPT_DIR too). KEY=VALUE: further Flink configuration,
-// set last (e.g. execution.buffer-timeout=10ms). Runs in-process (a local MiniCluster) and prints
+// set last (e.g. execution.buffer-timeout=10ms), except lines.per.second=R: the source sends R
+// lines a second in all (Flink's RateLimiterStrategy, shared among the source's subtasks)
+// instead of as fast as it can, as spate-bench's --rate does. Runs in-process (a local MiniCluster) and prints
 // one JSON line to stdout, as spate-bench does; Flink's logs go to stderr (slf4j-simple).
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -37,6 +39,7 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -212,14 +215,21 @@ public final class FlinkWordCount {
       // to the run that spate, which takes no final checkpoint, does not pay.
       conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, false);
     }
+    double linesPerSecond = 0;  // 0: as fast as it can
     for (int i = 6; i < args.length; ++i) {
       String[] kv = args[i].split("=", 2);
       if (kv.length != 2) throw new IllegalArgumentException("not KEY=VALUE: " + args[i]);
+      if (kv[0].equals("lines.per.second")) {
+        linesPerSecond = Double.parseDouble(kv[1]);
+        continue;
+      }
       conf.setString(kv[0], kv[1]);
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    var source =
-        new DataGeneratorSource<>(new Replay(lines), n, Types.TUPLE(Types.STRING, Types.LONG));
+    var source = linesPerSecond > 0
+        ? new DataGeneratorSource<>(new Replay(lines), n,
+            RateLimiterStrategy.perSecond(linesPerSecond), Types.TUPLE(Types.STRING, Types.LONG))
+        : new DataGeneratorSource<>(new Replay(lines), n, Types.TUPLE(Types.STRING, Types.LONG));
     env.fromSource(source, WatermarkStrategy.noWatermarks(), "lines")
         .flatMap(new Splitter()).name("splitter")
         .keyBy(new ByWord())

@@ -47,6 +47,25 @@ checkpoint_coordinator::~checkpoint_coordinator() {
 
 namespace {
 // A farm replica's name without its replica suffix ("count#1" -> "count").
+// A task's part is a file named after it: '/' (a line_source's name holds its path), NUL and
+// '%' are escaped as %2F, %00 and %25. Names without them are their own part names.
+std::string part_name_of(std::string_view task) {
+  std::string out;
+  out.reserve(task.size());
+  for (const char c : task) {
+    if (c == '/') {
+      out += "%2F";
+    } else if (c == '\0') {
+      out += "%00";
+    } else if (c == '%') {
+      out += "%25";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string_view farm_of(std::string_view name) {
   const std::size_t hash = name.rfind('#');
   return hash == std::string_view::npos ? name : name.substr(0, hash);
@@ -170,18 +189,24 @@ void checkpoint_coordinator::restore() {
     return std::any_of(latest->parts.begin(), latest->parts.end(),
                        [&](const auto& p) { return p.name == name; });
   };
-  const auto parts_of_farm = [&](std::string_view farm) {
-    return std::count_if(latest->parts.begin(), latest->parts.end(),
-                         [&](const auto& p) { return farm_of(p.name) == farm; });
+  // A farm's replicas are "farm#k"; a node named "farm" alone is not one of them.
+  const auto replicas_named = [](std::string_view name) {
+    return std::string(farm_of(name)) + (name.find('#') == std::string_view::npos ? "" : "#");
   };
-  const auto tasks_of_farm = [&](std::string_view farm) {
-    return std::count_if(graph_.tasks().begin(), graph_.tasks().end(),
-                         [&](const auto& t) { return farm_of(t->name()) == farm; });
+  const auto parts_of_farm = [&](const std::string& replicas) {
+    return std::count_if(latest->parts.begin(), latest->parts.end(),
+                         [&](const auto& p) { return replicas_named(p.name) == replicas; });
+  };
+  const auto tasks_of_farm = [&](const std::string& replicas) {
+    return std::count_if(graph_.tasks().begin(), graph_.tasks().end(), [&](const auto& t) {
+      return replicas_named(part_name_of(t->name())) == replicas;
+    });
   };
   // A part with items in flight whose node is gone (fewer replicas now) would lose them.
   for (const auto& p : latest->parts) {
-    const bool has_task = std::any_of(graph_.tasks().begin(), graph_.tasks().end(),
-                                      [&](const auto& t) { return t->name() == p.name; });
+    const bool has_task =
+        std::any_of(graph_.tasks().begin(), graph_.tasks().end(),
+                    [&](const auto& t) { return part_name_of(t->name()) == p.name; });
     if (has_task) continue;
     const auto contents = decode_part(store_->read_part(*latest, p.name));
     if (!std::get<2>(contents).empty() || !std::get<3>(contents).empty()) {
@@ -199,20 +224,21 @@ void checkpoint_coordinator::restore() {
       if (!t->keyed_layout().empty()) {
         // Every part of its farm: the replicas may have been more or fewer.
         for (const auto& p : latest->parts) {
-          if (farm_of(p.name) != farm_of(t->name())) continue;
+          if (farm_of(p.name) != farm_of(part_name_of(t->name()))) continue;
           const part_contents& contents = part(p.name);
           if (!std::get<0>(contents).empty()) {
             t->restore_keyed(std::get<0>(contents), latest->key_groups);
           }
         }
       }
-      if (!t->own_layout().empty()) t->restore_own(std::get<1>(part(t->name())));
-      if (has_part(t->name())) {
-        const part_contents& contents = part(t->name());
+      const std::string part_name = part_name_of(t->name());
+      if (!t->own_layout().empty()) t->restore_own(std::get<1>(part(part_name)));
+      if (has_part(part_name)) {
+        const part_contents& contents = part(part_name);
         if (!std::get<2>(contents).empty() || !std::get<3>(contents).empty()) {
           // Items a replica received were routed by the old replica count (by key group,
           // say): they cannot go to another count's replicas as they are.
-          const std::string farm(farm_of(t->name()));
+          const std::string farm = replicas_named(part_name);
           if (parts_of_farm(farm) != tasks_of_farm(farm)) {
             throw std::runtime_error(
                 "its part holds items in flight (an unaligned checkpoint), which restore only "
@@ -457,7 +483,7 @@ void checkpoint_coordinator::handle(checkpoint_ack ack) {
       if (ack.part) {
         const std::string bytes = ack.part->encode(options_.key_groups);
         ack.part.reset();  // S4: the snapshot is read; the task stops copying
-        p.manifest.parts.push_back(store_->write_part(p.id, task.name(), bytes));
+        p.manifest.parts.push_back(store_->write_part(p.id, part_name_of(task.name()), bytes));
         p.bytes += p.manifest.parts.back().file_size;
       }
     } catch (const std::exception& e) {

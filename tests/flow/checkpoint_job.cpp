@@ -8,8 +8,11 @@
 //   time is its line's number; windows of 2,000 lines every 500), Window Farming over two
 //   workers, the windows being the stages' own state (window/detail/window_checkpoints.hpp).
 //
-//   checkpoint_job words|fraud|windows <input> <output> <checkpoint directory | -> <interval ms>
-//                  [<rocksdb directory>]
+// - words-unaligned: words, with unaligned checkpoints (the lines, words and updates queued
+//   between the stages are stored with each checkpoint).
+//
+//   checkpoint_job words|words-unaligned|fraud|windows <input> <output>
+//                  <checkpoint directory | -> <interval ms> [<rocksdb directory>]
 //
 // "-": no checkpoints (the failure-free reference). With a RocksDB directory (a build with
 // spate::rocksdb), the keyed state is kept there (state/rocksdb_backend.hpp), with a cache
@@ -182,10 +185,11 @@ flow::graph job(Stages stages, std::optional<flow::checkpoint_options> checkpoin
 
 int main(int argc, char** argv) {
   const std::string app = argc > 1 ? argv[1] : "";
-  if ((argc != 6 && argc != 7) || (app != "words" && app != "fraud" && app != "windows")) {
+  if ((argc != 6 && argc != 7) ||
+      (app != "words" && app != "words-unaligned" && app != "fraud" && app != "windows")) {
     std::fprintf(stderr,
-                 "usage: checkpoint_job words|fraud|windows <input> <output> <directory|-> "
-                 "<interval ms> [<rocksdb directory>]\n");
+                 "usage: checkpoint_job words|words-unaligned|fraud|windows <input> <output> "
+                 "<directory|-> <interval ms> [<rocksdb directory>]\n");
     return 2;
   }
   ++argv;
@@ -196,7 +200,10 @@ int main(int argc, char** argv) {
   std::optional<flow::checkpoint_options> checkpoints;
   if (directory != "-") {
     checkpoints = flow::checkpoint_options{.directory = directory,
-                                           .interval = std::chrono::milliseconds(interval_ms)};
+                                           .interval = std::chrono::milliseconds(interval_ms),
+                                           .alignment = app == "words-unaligned"
+                                                            ? flow::checkpoint_alignment::unaligned
+                                                            : flow::checkpoint_alignment::aligned};
   }
   std::shared_ptr<state::keyed_state_backend> backend;
   if (argc == 6) {
@@ -211,7 +218,7 @@ int main(int argc, char** argv) {
     auto errors = std::make_shared<spate::io::input_errors>();
     auto lines = spate::io::line_source(input, errors);
     flow::graph g = [&] {
-      if (app == "words") {
+      if (app == "words" || app == "words-unaligned") {
         return job(flow::pipeline(std::move(lines), split_words{},
                                   flow::farm(word_count{}, 2,
                                              flow::by_key{[](const std::string& w) { return w; }}),

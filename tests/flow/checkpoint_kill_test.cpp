@@ -163,6 +163,14 @@ TEST(checkpoint_kill, a_job_killed_at_random_points_ends_with_the_failure_free_r
   kill_and_compare("words", words_input(dir.path, 500'000), "updates 3000000", {}, kill_rounds(12));
 }
 
+// With unaligned checkpoints: the lines, words and updates queued between the stages when
+// a barrier overtook them are stored with the checkpoint and taken back once each.
+TEST(checkpoint_kill, a_job_with_unaligned_checkpoints_killed_at_random_points_ends_the_same) {
+  temp_dir dir("kill-test");
+  kill_and_compare("words-unaligned", words_input(dir.path, 500'000), "updates 3000000", {},
+                   kill_rounds(12));
+}
+
 // Fraud Detection: each card's recent states in keyed state, the alerts in the sink's.
 TEST(checkpoint_kill, fraud_detection_killed_at_random_points_raises_the_same_alerts) {
   temp_dir dir("kill-test");

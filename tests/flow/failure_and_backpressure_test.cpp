@@ -5,10 +5,10 @@
 #include <chrono>
 #include <future>
 #include <memory>
-#include <string>
 #include <stdexcept>
-#include <vector>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "../faults/fault_helpers.hpp"
 #include "flow_test_support.hpp"
@@ -199,24 +199,24 @@ TEST(stall_report, only_a_graph_without_progress_is_reported) {
 // instead of waiting for room that will never come.
 TEST(failure, a_producer_waiting_on_a_cancelled_graphs_link_is_let_go) {
   spate::test::within(60s, "producer on a cancelled graph's link", [] {
-  spate::runtime rt(runtime_with(workers(2)));
-  spate::waiter room;
-  auto in = std::make_shared<spate::link<int>>(spate::link_options{.capacity = 4}, &room);
-  flow::graph g(flow::pipeline(flow::make_stage<flow::link_source<int>>(in),
-                               flow::sink([](int& x) {
-                                 if (x == 10) throw std::runtime_error("sink gives up");
-                               })));
-  g.start(rt);
-  auto pushed = std::async(std::launch::async, [&] {
-    int n = 0;
-    while (n < 1'000'000 && in->push_waiting_for_room(n, [] { return false; })) ++n;
-    return n;
-  });
-  ASSERT_EQ(pushed.wait_for(30s), std::future_status::ready)
-      << "the producer still waits for room in the link of a failed graph";
-  EXPECT_LT(pushed.get(), 1'000'000);
-  EXPECT_TRUE(in->is_abandoned());
-  EXPECT_THROW(g.wait(), std::runtime_error);
+    spate::runtime rt(runtime_with(workers(2)));
+    spate::waiter room;
+    auto in = std::make_shared<spate::link<int>>(spate::link_options{.capacity = 4}, &room);
+    flow::graph g(
+        flow::pipeline(flow::make_stage<flow::link_source<int>>(in), flow::sink([](int& x) {
+                         if (x == 10) throw std::runtime_error("sink gives up");
+                       })));
+    g.start(rt);
+    auto pushed = std::async(std::launch::async, [&] {
+      int n = 0;
+      while (n < 1'000'000 && in->push_waiting_for_room(n, [] { return false; })) ++n;
+      return n;
+    });
+    ASSERT_EQ(pushed.wait_for(30s), std::future_status::ready)
+        << "the producer still waits for room in the link of a failed graph";
+    EXPECT_LT(pushed.get(), 1'000'000);
+    EXPECT_TRUE(in->is_abandoned());
+    EXPECT_THROW(g.wait(), std::runtime_error);
   });
 }
 
@@ -224,13 +224,13 @@ TEST(failure, a_producer_waiting_on_a_cancelled_graphs_link_is_let_go) {
 TEST(backpressure, a_stage_sizes_its_own_input_links) {
   spate::runtime rt(runtime_with(workers(2)));
   std::vector<int> out;
-  flow::graph g(
-      flow::pipeline(flow::generate<int>(10'000, [](std::size_t i) { return int(i); }),
-                     flow::farm(flow::map([](int& x) { return x; })
-                                    .with_input_links({.capacity = 8, .notify_batch = 3}),
-                                2),
-                     flow::sink([&](int& x) { out.push_back(x); })),
-      flow::graph_options{.links = {.capacity = 64}});
+  flow::graph g(flow::pipeline(flow::generate<int>(10'000, [](std::size_t i) { return int(i); }),
+                               flow::farm(flow::map([](int& x) {
+                                            return x;
+                                          }).with_input_links({.capacity = 8, .notify_batch = 3}),
+                                          2),
+                               flow::sink([&](int& x) { out.push_back(x); })),
+                flow::graph_options{.links = {.capacity = 64}});
   g.run(rt);
   ASSERT_EQ(out.size(), 10'000u);
   std::sort(out.begin(), out.end());

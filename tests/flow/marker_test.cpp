@@ -1,16 +1,21 @@
 // Markers through a node's output port (flow/detail/output_port.hpp, link M1/M2): a marker
 // goes on every edge of the port, after everything the node sent before it on that edge,
 // whether those items are in the ring or still buffered because the ring was full. And
-// barrier alignment (flow/detail/barrier_alignment.hpp A3) over inputs that end.
+// barrier alignment (flow/detail/barrier_alignment.hpp A3) over inputs that end, and the
+// unaligned barrier's parts (flow/detail/unaligned_barrier.hpp): a marker before the
+// buffered items, which are stored, and the items up to a marker read without popping.
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "spate/exec/link.hpp"
 #include "spate/flow/detail/barrier_alignment.hpp"
 #include "spate/flow/detail/output_port.hpp"
+#include "spate/flow/detail/unaligned_barrier.hpp"
 
 namespace {
 
@@ -110,4 +115,52 @@ TEST(flow_markers, an_input_cut_short_before_its_barrier_does_not_align) {
     EXPECT_EQ(ending.ended_before_marker(), cut_short);
     EXPECT_EQ(alignment.ready(inputs), !cut_short);
   }
+}
+
+// U1/U2: an unaligned marker stands after the items in the ring and before the buffered
+// ones, which come back encoded; U4: the items up to it are read without popping them.
+TEST(flow_markers, an_unaligned_marker_goes_before_the_buffered_items_which_are_stored) {
+  spate::link<int> even({.capacity = 2, .notify_batch = 1});
+  spate::link<int> odd({.capacity = 8, .notify_batch = 1});
+  detail::routing_port<int, by_parity> port({&even, &odd}, by_parity{}, 0);
+  for (int i = 0; i < 8; ++i) port.send(int(i));
+  ASSERT_TRUE(port.stores_buffered_items());
+  std::string buffered;
+  ASSERT_EQ(port.post_marker_before_buffered(42, buffered), std::optional<std::size_t>(2));
+  EXPECT_EQ(detail::decode_stored_items<int>(detail::stored_items<int>(2, buffered)),
+            (std::vector<int>{4, 6}));
+  EXPECT_EQ(even.front_marker()->position, 2u);  // 0 and 2; 4 and 6 still buffered
+  EXPECT_EQ(odd.front_marker()->position, 4u);
+
+  detail::unaligned_barrier<int> barrier;
+  barrier.add_input();
+  barrier.add_input();
+  barrier.begin(42);
+  EXPECT_TRUE(barrier.recording(0) && barrier.recording(1));
+  barrier.reach_marker(1, odd);  // 1, 3, 5, 7 recorded, left in the ring
+  EXPECT_EQ(odd.markers_queued(), 0u);
+  EXPECT_EQ(odd.popped(), 0u);
+  EXPECT_FALSE(barrier.complete());
+  barrier.record(100);            // consumed from `even` while it records (U3)
+  barrier.reach_marker(0, even);  // 0, 2
+  ASSERT_TRUE(barrier.complete());
+  std::uint64_t count = 0;
+  const std::string stored = barrier.finish(count);
+  EXPECT_EQ(count, 7u);
+  EXPECT_EQ(detail::decode_stored_items<int>(stored), (std::vector<int>{1, 3, 5, 7, 100, 0, 2}));
+  EXPECT_FALSE(barrier.taking());
+  EXPECT_EQ(drain_before_marker(odd), (std::vector<int>{1, 3, 5, 7}));  // read on as usual
+}
+
+// Items stored as one type do not restore as another: the part names the type.
+TEST(flow_markers, items_in_flight_of_another_type_are_refused_by_name) {
+  const std::string stored = detail::stored_items<int>(1, spate::state::to_bytes(7));
+  EXPECT_EQ(detail::decode_stored_items<int>(stored), (std::vector<int>{7}));
+  try {
+    detail::decode_stored_items<unsigned>(stored);
+    FAIL() << "decoded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("items in flight are int"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(detail::decode_stored_items<int>("").empty());
 }

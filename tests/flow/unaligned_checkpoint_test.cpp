@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -128,8 +129,22 @@ TEST(unaligned_checkpoints, items_in_flight_restore_only_onto_the_same_replica_c
   GTEST_SKIP() << "no checkpoint with items in the counters' inputs in 20 attempts";
 }
 
+namespace {
+// Commits at checkpoints (two-phase commit), holding nothing back: enough to be refused.
+struct committing_sink : flow::node<int, void> {
+  void consume(int&) {}
+  void prepare_commit(std::uint64_t) {}
+  bool commit(const flow::checkpoint_commit&) { return true; }
+  void abort_commit(std::uint64_t) {}
+  std::optional<std::uint64_t> last_committed(const flow::checkpoint_commit&) const {
+    return std::nullopt;
+  }
+};
+}  // namespace
+
 // What unaligned checkpoints cannot store is refused at start, by name: an ordered farm's
-// collector and workers, and two nodes under one name (parts go by node name).
+// collector and workers, two nodes under one name (parts go by node name), and a committing
+// sink (it would wait for its own acknowledgement).
 TEST(unaligned_checkpoints, what_cannot_store_items_in_flight_is_refused_by_name) {
   spate::runtime rt(runtime_with(workers(2)));
   temp_dir dir;
@@ -147,4 +162,9 @@ TEST(unaligned_checkpoints, what_cannot_store_items_in_flight_is_refused_by_name
                                  flow::map([](int& v) { return v; }), flow::sink([](int&) {})),
                   flow::graph_options{.checkpoints = unaligned});
   expect_refused(twins, rt, "two nodes are named 'map'");
+  auto committing =
+      flow::graph(flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+                                 flow::make_stage<committing_sink>().named("committer")),
+                  flow::graph_options{.checkpoints = unaligned});
+  expect_refused(committing, rt, "'committer' commits output at checkpoints, and holds it back");
 }

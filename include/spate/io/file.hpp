@@ -30,6 +30,7 @@
 #include "spate/flow/node.hpp"
 #include "spate/flow/stages.hpp"
 #include "spate/io/input_errors.hpp"
+#include "spate/state/codec.hpp"
 
 namespace spate::io {
 
@@ -38,6 +39,25 @@ struct text_line {
   std::uint64_t number;  ///< from 1
   std::string text;      ///< without the line break ("\r\n" counts as one)
 };
+
+}  // namespace spate::io
+
+/// A line's bytes in a checkpoint: unaligned checkpoints store the lines in flight.
+template <>
+struct spate::state::codec<spate::io::text_line> {
+  /// Appends the line's number, then its text.
+  static void encode(const io::text_line& line, byte_writer& out) {
+    state::encode(line.number, out);
+    state::encode(line.text, out);
+  }
+  /// Reads one line; throws decode_error on corrupt or truncated input.
+  static io::text_line decode(byte_reader& in) {
+    const auto number = state::decode<std::uint64_t>(in);
+    return {number, state::decode<std::string>(in)};
+  }
+};
+
+namespace spate::io {
 
 /// How line_source reads.
 struct line_source_options {

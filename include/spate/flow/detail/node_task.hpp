@@ -319,16 +319,19 @@ class node_task final : public node_task_base {
     if (unaligned_mode_ && !input_done_) {
       // U2 before the flush: a node whose outputs are full still takes the barrier (not
       // once its input is done: a source's on_stop output would be counted twice).
-      if constexpr (!is_source) alignment_.begin(inputs_);  // A1: the idle re-check's markers
+      if constexpr (!is_source) {
+        alignment_.begin(inputs_);  // A1: the idle re-checks' markers
+        unaligned_markers_seen_ = barrier_alignment<element>::markers_posted(inputs_);
+      }
       if (!take_unaligned_barriers()) return end_cancelled(port_ptr(), inputs_);
     }
-    if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
+    if (has_port() && !port_->flush()) return wait_for_room();
     if (!input_done_) {
       const std::size_t handled = consume_some(budget);
       if (failed_) return end_cancelled(port_ptr(), inputs_);
       release_producers(inputs_);  // link R3, one fence for every input
       if (has_port()) port_->notify_consumers();
-      if (has_port() && port_->has_pending()) return wait_for_output(*port_, inputs_);
+      if (has_port() && port_->has_pending()) return wait_for_room();
       if (!input_done_) {
         if (handled == budget || std::exchange(run_again_, false)) {
           return resume_result::resume_later;
@@ -364,7 +367,7 @@ class node_task final : public node_task_base {
       }
       if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
       count_out();
-      if (has_port() && !port_->flush()) return wait_for_output(*port_, inputs_);
+      if (has_port() && !port_->flush()) return wait_for_room();
     }
     if (has_port()) port_->close();
     return finish();
@@ -456,6 +459,7 @@ class node_task final : public node_task_base {
         if (has_port() && port_->has_pending()) break;
       }
       if (!replay_.empty()) {
+        add_single_writer(stats_.items_in, handled);
         count_out();
         return handled;
       }
@@ -674,7 +678,8 @@ class node_task final : public node_task_base {
         auto p = std::make_unique<part>();
         p->rows = key_.snapshot(node_);
         if constexpr (snapshotting_node<N>) p->own = state::to_bytes(node_.snapshot_state());
-        p->outputs = stored_items(buffered_count, buffered);
+        p->outputs =
+            stored_items<std::conditional_t<is_sink, int, out_type>>(buffered_count, buffered);
         ack.part = std::move(p);
         ack.in_flight = buffered_count;
       }
@@ -717,6 +722,22 @@ class node_task final : public node_task_base {
       });
     } else {
       return true;  // refused at start (unaligned_refusal)
+    }
+  }
+
+  // The output is full. Unaligned, a barrier posted on an input (U2) or requested of a
+  // source (U1) while the node waits for room wakes it: it takes the barrier, then waits
+  // again. Not once its input is done (it takes no more barriers then).
+  resume_result wait_for_room() {
+    if (!unaligned_mode_ || input_done_) return wait_for_output(*port_, inputs_);
+    if constexpr (is_source) {
+      return wait_for_output(*port_, inputs_, [this, injected = injected_] {
+        return requested_checkpoint_.load(std::memory_order_acquire) != injected;
+      });
+    } else {
+      return wait_for_output(*port_, inputs_, [this, seen = unaligned_markers_seen_] {
+        return barrier_alignment<element>::markers_posted(inputs_) != seen;
+      });
     }
   }
 
@@ -818,6 +839,7 @@ class node_task final : public node_task_base {
   bool run_again_ = false;  // a barrier passed after the last read: read on before idling
   // Unaligned checkpoints (flow/detail/unaligned_barrier.hpp).
   bool unaligned_mode_ = false;
+  std::size_t unaligned_markers_seen_ = 0;  // A1's count, for wait_for_room's re-check
   unaligned_barrier<element> unaligned_;
   std::optional<checkpoint_ack> unaligned_ack_;                     // U2 to U5
   std::vector<std::conditional_t<is_sink, int, out_type>> resend_;  // U5, restored outputs

@@ -203,6 +203,12 @@ class SPATE_API node_task_base : public unit {
   // The output is full: ask the consumers to wake us when they make room, then idle.
   template <class Port, class Edges>
   resume_result wait_for_output(Port& port, const Edges& inputs) {
+    return wait_for_output(port, inputs, [] { return false; });
+  }
+  // The same, also woken by `news` (atomics only, like go_idle's re-check): a barrier to
+  // take while the output is full (flow/detail/unaligned_barrier.hpp U1, U2).
+  template <class Port, class Edges, class News>
+  resume_result wait_for_output(Port& port, const Edges& inputs, News&& news) {
     add_single_writer(stats_.output_blocked);
     release_producers(inputs);  // link R3: our own inputs may hold producers back
     port.notify_consumers();
@@ -218,7 +224,7 @@ class SPATE_API node_task_base : public unit {
       for (auto* e : blocked) {
         if (e->has_room_to_resume()) return true;
       }
-      return false;
+      return news();
     });
   }
 

@@ -31,9 +31,9 @@
 //
 // Committing nodes (two-phase commit sinks) are refused: one holds new output back from
 // prepare_commit (U2) until the checkpoint completes, which needs its own U5, so it would
-// wait for itself. A node waiting for room on a full output takes the barriers it finds
-// when it runs again; a marker posted while it waits does not wake it (the wait's re-check
-// looks at room only), so under backpressure a barrier may wait for that room first.
+// wait for itself. A node waiting for room on a full output is woken by a marker posted on
+// its inputs (a source: by a checkpoint request) as well as by room (node_task
+// wait_for_room, the same re-check as going idle), so it takes the barrier at once.
 //
 // # Why the cut is consistent
 //
@@ -58,15 +58,20 @@
 #include <vector>
 
 #include "spate/exec/link.hpp"
+#include "spate/platform/type_name.hpp"
 #include "spate/state/codec.hpp"
 
 namespace spate::flow::detail {
 
-// Items stored in flight, as a part holds them: their count, then each one encoded (empty
-// when there are none).
-inline std::string stored_items(std::uint64_t count, std::string_view encoded) {
+// Items of type T stored in flight, as a part holds them: T's name, their count, then each
+// one encoded (empty when there are none). The name is checked on restore: the graph's
+// fingerprint covers state, not the types on its edges, and bytes of another type could
+// decode into nonsense.
+template <class T>
+std::string stored_items(std::uint64_t count, std::string_view encoded) {
   if (count == 0) return {};
-  std::string out = state::to_bytes(count);
+  std::string out = state::to_bytes(spate::type_name<T>());
+  out += state::to_bytes(count);
   out += encoded;
   return out;
 }
@@ -75,6 +80,11 @@ std::vector<T> decode_stored_items(std::string_view bytes) {
   std::vector<T> items;
   if (bytes.empty()) return items;
   state::byte_reader in(bytes);
+  const auto type = state::decode<std::string>(in);
+  if (type != spate::type_name<T>()) {
+    throw std::runtime_error("its items in flight are " + type + ", but it now takes " +
+                             spate::type_name<T>());
+  }
   const auto count = state::decode<std::uint64_t>(in);
   if (count > bytes.size()) in.fail("items in flight", std::to_string(count) + " is too many");
   items.reserve(static_cast<std::size_t>(count));
@@ -127,7 +137,7 @@ class unaligned_barrier {
   // U5: the recorded items, as a part stores them; the barrier is over.
   std::string finish(std::uint64_t& count) {
     count = count_;
-    std::string out = stored_items(count_, encoded_);
+    std::string out = stored_items<E>(count_, encoded_);
     id_ = 0;
     encoded_.clear();
     encoded_.shrink_to_fit();  // in-flight items are rare: hold no memory between barriers
