@@ -46,9 +46,10 @@ checkpoint_coordinator::~checkpoint_coordinator() {
 }
 
 namespace {
-// A farm replica's name without its replica suffix ("count#1" -> "count").
-// A task's part is a file named after it: '/' (a line_source's name holds its path), NUL and
-// '%' are escaped as %2F, %00 and %25. Names without them are their own part names.
+// A task's part is a file named after it, with '/' (a line_source's name holds its path)
+// and NUL written %2F and %00. Names without them, which are all that could have parts
+// before, are their own part names. '%' is left as it is, so "a%2Fb" and "a/b" would share
+// a part: restore() refuses that (the part names clash).
 std::string part_name_of(std::string_view task) {
   std::string out;
   out.reserve(task.size());
@@ -57,15 +58,16 @@ std::string part_name_of(std::string_view task) {
       out += "%2F";
     } else if (c == '\0') {
       out += "%00";
-    } else if (c == '%') {
-      out += "%25";
     } else {
       out += c;
     }
   }
   return out;
 }
+// A part's file name ("part-" name ".bin") must fit in a directory entry.
+constexpr std::size_t longest_part_name = 255 - 9;
 
+// A farm replica's name without its replica suffix ("count#1" -> "count").
 std::string_view farm_of(std::string_view name) {
   const std::size_t hash = name.rfind('#');
   return hash == std::string_view::npos ? name : name.substr(0, hash);
@@ -112,7 +114,7 @@ void checkpoint_coordinator::restore() {
   }
   // Parts are named after their tasks, and a keyed farm's parts after its name: two tasks
   // with state under one name, or two keyed farms under one name, would share parts.
-  std::set<std::string> names, keyed_farms, sources;
+  std::set<std::string> names, part_names, keyed_farms, sources;
   for (const auto& t : graph_.tasks()) {
     // Positions go by source name.
     if (t->stats().kind == "source" && !sources.insert(t->name()).second) {
@@ -133,6 +135,12 @@ void checkpoint_coordinator::restore() {
       clash = unaligned() ? "two nodes are named '" + t->name() +
                                 "' (unaligned checkpoints store items in flight by node name)"
                           : "two nodes with state are named '" + t->name() + "'";
+    } else if (const std::string part = part_name_of(t->name()); part.size() > longest_part_name) {
+      clash = "'" + t->name() + "' is too long to name a checkpoint part (" +
+              std::to_string(part.size()) + " bytes as a file name, at most " +
+              std::to_string(longest_part_name) + ")";
+    } else if (!part_names.insert(part).second) {
+      clash = "'" + t->name() + "' and another node would share the checkpoint part '" + part + "'";
     }
     if (!clash.empty()) {
       refused += (refused.empty() ? "" : "; ") + clash +

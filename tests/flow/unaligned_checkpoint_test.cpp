@@ -143,8 +143,8 @@ struct committing_sink : flow::node<int, void> {
 }  // namespace
 
 // What unaligned checkpoints cannot store is refused at start, by name: an ordered farm's
-// collector and workers, two nodes under one name (parts go by node name), and a committing
-// sink (it would wait for its own acknowledgement).
+// collector and workers, two nodes under one name (parts go by node name), a committing
+// sink (it would wait for its own acknowledgement), and a name too long for a part file.
 TEST(unaligned_checkpoints, what_cannot_store_items_in_flight_is_refused_by_name) {
   spate::runtime rt(runtime_with(workers(2)));
   temp_dir dir;
@@ -167,4 +167,12 @@ TEST(unaligned_checkpoints, what_cannot_store_items_in_flight_is_refused_by_name
                                  flow::make_stage<committing_sink>().named("committer")),
                   flow::graph_options{.checkpoints = unaligned});
   expect_refused(committing, rt, "'committer' commits output at checkpoints, and holds it back");
+  // Every node has a part, named after it: a name too long for a file is refused at start,
+  // not at the first checkpoint's write.
+  auto long_name = flow::graph(
+      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+                     flow::map([](int& v) { return v; }).named(std::string(300, 'm')),
+                     flow::sink([](int&) {})),
+      flow::graph_options{.checkpoints = unaligned});
+  expect_refused(long_name, rt, "is too long to name a checkpoint part");
 }
