@@ -53,6 +53,8 @@ class barrier_alignment {
 
   // A1.
   void begin(const inputs_type& inputs) noexcept { markers_seen_ = markers_posted(inputs); }
+  // The count A1 read (unaligned barriers' wait for room re-checks against it too).
+  std::size_t markers_seen() const noexcept { return markers_seen_; }
 
   bool held(std::size_t input) const noexcept { return held_[input] != 0; }
   // Some input is held: a barrier is being aligned.

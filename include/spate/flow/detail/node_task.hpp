@@ -321,7 +321,6 @@ class node_task final : public node_task_base {
       // once its input is done: a source's on_stop output would be counted twice).
       if constexpr (!is_source) {
         alignment_.begin(inputs_);  // A1: the idle re-checks' markers
-        unaligned_markers_seen_ = barrier_alignment<element>::markers_posted(inputs_);
       }
       if (!take_unaligned_barriers()) return end_cancelled(port_ptr(), inputs_);
     }
@@ -735,7 +734,7 @@ class node_task final : public node_task_base {
         return requested_checkpoint_.load(std::memory_order_acquire) != injected;
       });
     } else {
-      return wait_for_output(*port_, inputs_, [this, seen = unaligned_markers_seen_] {
+      return wait_for_output(*port_, inputs_, [this, seen = alignment_.markers_seen()] {
         return barrier_alignment<element>::markers_posted(inputs_) != seen;
       });
     }
@@ -839,7 +838,6 @@ class node_task final : public node_task_base {
   bool run_again_ = false;  // a barrier passed after the last read: read on before idling
   // Unaligned checkpoints (flow/detail/unaligned_barrier.hpp).
   bool unaligned_mode_ = false;
-  std::size_t unaligned_markers_seen_ = 0;  // A1's count, for wait_for_room's re-check
   unaligned_barrier<element> unaligned_;
   std::optional<checkpoint_ack> unaligned_ack_;                     // U2 to U5
   std::vector<std::conditional_t<is_sink, int, out_type>> resend_;  // U5, restored outputs

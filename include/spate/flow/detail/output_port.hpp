@@ -206,26 +206,15 @@ class edge_writers {
       w.target->close();
     }
   }
-  // A marker goes on every edge or on none; only this producer adds markers, so room seen
-  // here is still there when it posts.
+  // A marker goes on every edge or on none.
   bool post_marker(std::uint64_t id) noexcept {
-    for (const auto& w : writers_) {
-      if (w.target->markers_queued() == link_base::marker_capacity) return false;
-    }
-    for (auto& w : writers_) {
-      commit(w);
-      [[maybe_unused]] const bool posted =
-          w.target->post_marker({.id = id, .position = w.target->pushed() + w.pending.size()});
-      assert(posted);
-    }
-    wake_all_consumers();
+    if (!room_for_marker()) return false;
+    post_on_every_edge(id, true);
     return true;
   }
   // output_port::post_marker_before_buffered (E has a codec).
   std::optional<std::size_t> post_marker_before_buffered(std::uint64_t id, std::string& buffered) {
-    for (const auto& w : writers_) {
-      if (w.target->markers_queued() == link_base::marker_capacity) return std::nullopt;
-    }
+    if (!room_for_marker()) return std::nullopt;
     // Encoded first: an encoder that throws leaves no marker on any edge.
     std::string encoded;
     state::byte_writer out(encoded);
@@ -235,13 +224,7 @@ class edge_writers {
       count += w.pending.size();
     }
     buffered += encoded;
-    for (auto& w : writers_) {
-      commit(w);
-      [[maybe_unused]] const bool posted =
-          w.target->post_marker({.id = id, .position = w.target->pushed()});
-      assert(posted);
-    }
-    wake_all_consumers();
+    post_on_every_edge(id, false);
     return count;
   }
   std::uint64_t sent() const noexcept {
@@ -268,8 +251,24 @@ class edge_writers {
     std::uint32_t notify_batch = 0;  // the link's: items per window and per wake-up
   };
 
-  // M2 after a marker went on every edge.
-  void wake_all_consumers() noexcept {
+  // Every edge can take one more marker; only this producer adds markers, so room seen here
+  // is still there when it posts.
+  bool room_for_marker() const noexcept {
+    for (const auto& w : writers_) {
+      if (w.target->markers_queued() == link_base::marker_capacity) return false;
+    }
+    return true;
+  }
+  // M1 on every edge, after the items in the ring and, if `after_buffered`, after those still
+  // buffered for it too; then M2. room_for_marker() was true.
+  void post_on_every_edge(std::uint64_t id, bool after_buffered) noexcept {
+    for (auto& w : writers_) {
+      commit(w);
+      const std::size_t buffered = after_buffered ? w.pending.size() : 0;
+      [[maybe_unused]] const bool posted =
+          w.target->post_marker({.id = id, .position = w.target->pushed() + buffered});
+      assert(posted);
+    }
     stress_point();  // between M1 and the consumers' re-check
     wake_consumers(writers_, [](writer& w) -> const link_base* {
       w.unnotified = 0;
