@@ -177,6 +177,17 @@ void define_benchmarks(bench_registry& r) {
             {"seconds", "2"},
             {"records", "200000"},
             {"model", "data/fraud-detection/model.txt"}});
+  r.define("nexmark",
+           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q13, q14, q21, q22; generate: the generator alone on "
+           "one thread) over `events` events, source -> farm of `replicas` -> sink; "
+           "source=generator makes the events as it sends them, source=file loads events_file "
+           "before the clock and sends each once; rows checked against a sequential run's digest",
+           {{"query", "q0"},
+            {"events", "10000000"},
+            {"replicas", "2"},
+            {"source", "generator"},
+            {"events_file", "build/nexmark/events.csv"},
+            {"seed", "0"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",

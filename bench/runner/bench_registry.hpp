@@ -89,6 +89,7 @@ void register_wake_floor(bench_registry& registry);
 void register_spate_memory_impls(bench_registry& registry);
 void register_spate_window_impls(bench_registry& registry);
 void register_apps_impls(bench_registry& registry);
+void register_nexmark_impls(bench_registry& registry);
 void register_restore_impls(bench_registry& registry);
 void register_backpressure_checkpoint_impls(bench_registry& registry);
 #ifdef SPATE_BENCH_HAVE_CAF

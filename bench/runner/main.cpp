@@ -166,6 +166,7 @@ int main(int argc, char** argv) {
   register_wake_floor(registry);
   register_spate_memory_impls(registry);
   register_apps_impls(registry);
+  register_nexmark_impls(registry);
   register_restore_impls(registry);
   register_backpressure_checkpoint_impls(registry);
 #ifdef SPATE_BENCH_HAVE_GSL

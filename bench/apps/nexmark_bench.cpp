@@ -1,0 +1,202 @@
+// spate-bench nexmark: a Nexmark query (examples/apps/nexmark) over `events` events, as
+// source → farm of `replicas` → sink, the sink folding every row into the digest the
+// sequential run gives (a run whose rows differ fails). source=generator makes the events as
+// it sends them; source=file loads events_file (nexmark generate) before the clock starts and
+// sends each event once, moved out of memory — what the Flink program (bench/flink/
+// FlinkNexmark.java) does with the same file. query=generate times the generator alone, on
+// one thread. Latency: source stamp to sink, every 16th row. steady_events_per_s: the
+// source's rate between 25% and 75% of the events (bounded queues hold it to the graph's).
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../examples/apps/common/text_input.hpp"
+#include "../../examples/apps/nexmark/generator.hpp"
+#include "../../examples/apps/nexmark/queries.hpp"
+#include "../runner/bench_registry.hpp"
+#include "../runner/measure.hpp"
+#include "../runner/spate_config.hpp"
+
+namespace spate_bench {
+namespace {
+
+namespace flow = spate::flow;
+namespace nx = apps::nexmark;
+
+// The bench's sources note the time every mark_every events they send: the steady rate is
+// taken between the marks at 25% and 75% of the run, leaving out its start and its end (the
+// Flink program's source does the same).
+constexpr std::uint64_t mark_every = 65'536;
+
+// Sends the loaded events once each, moved out (the memory is the run's), stamped as sent.
+class take_source : public flow::source<nx::event> {
+ public:
+  take_source(std::shared_ptr<std::vector<nx::event>> events, std::vector<std::int64_t>* marks)
+      : events_(std::move(events)), marks_(marks) {}
+  flow::produce_status produce() {
+    const std::int64_t now = apps::steady_ns();
+    for (int k = 0; k < 256 && next_ < events_->size(); ++k, ++next_) {
+      nx::event& e = (*events_)[next_];
+      e.stamp_ns = now;
+      if (next_ % mark_every == 0) marks_->push_back(now);
+      send_next(std::move(e));
+    }
+    return next_ == events_->size() ? flow::produce_status::ended : flow::produce_status::more;
+  }
+
+ private:
+  std::shared_ptr<std::vector<nx::event>> events_;
+  std::vector<std::int64_t>* marks_;
+  std::size_t next_ = 0;
+};
+
+// Makes events [0, count) as it sends them (nexmark::generator_source, with the marks).
+class generating_source : public flow::source<nx::event> {
+ public:
+  generating_source(nx::generator g, std::uint64_t count, std::vector<std::int64_t>* marks)
+      : generator_(std::move(g)), count_(count), marks_(marks) {}
+  flow::produce_status produce() {
+    for (int k = 0; k < 256 && next_ < count_; ++k, ++next_) {
+      nx::event e = generator_.at(next_);
+      e.stamp_ns = apps::steady_ns();
+      if (next_ % mark_every == 0) marks_->push_back(e.stamp_ns);
+      send_next(std::move(e));
+    }
+    return next_ == count_ ? flow::produce_status::ended : flow::produce_status::more;
+  }
+
+ private:
+  nx::generator generator_;
+  std::uint64_t count_, next_ = 0;
+  std::vector<std::int64_t>* marks_;
+};
+
+void add_steady_rate(json& m, const std::vector<std::int64_t>& marks) {
+  const std::size_t first = marks.size() / 4, last = marks.size() * 3 / 4;
+  if (last <= first || marks[last] <= marks[first]) return;
+  m["steady_events_per_s"] =
+      double((last - first) * mark_every) / (double(marks[last] - marks[first]) / 1e9);
+}
+
+std::shared_ptr<std::vector<nx::event>> load(const std::string& path, std::uint64_t count) {
+  if (!std::filesystem::exists(path)) {
+    throw usage_error("nexmark: no events file " + path +
+                      "; write one with: nexmark generate --events N --out " + path);
+  }
+  auto input = apps::parse_file<nx::event>(path, nx::parse_line);
+  if (input.malformed != 0) {
+    throw std::runtime_error("nexmark: " + path + " has " + std::to_string(input.malformed) +
+                             " malformed lines, the first: " + input.malformed_examples.front());
+  }
+  if (input.records.size() < count) {
+    throw usage_error("nexmark: " + path + " holds " + std::to_string(input.records.size()) +
+                      " events, fewer than --events=" + std::to_string(count));
+  }
+  input.records.resize(count);
+  for (std::size_t i = 0; i < input.records.size(); ++i) input.records[i].seq = i;
+  return std::make_shared<std::vector<nx::event>>(std::move(input.records));
+}
+
+template <class Row, auto Of>
+json run_query(const bench_params& p) {
+  const auto count = std::uint64_t(p.integer("events"));
+  const auto replicas = std::size_t(p.integer("replicas"));
+  if (count == 0) throw usage_error("nexmark: --events must be > 0");
+  if (replicas == 0) throw usage_error("nexmark: --replicas must be >= 1");
+  const std::string source = p.text("source");
+  if (source != "generator" && source != "file")
+    throw usage_error("nexmark: --source must be generator or file");
+  const nx::generator g(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))});
+  std::shared_ptr<std::vector<nx::event>> loaded;
+  if (source == "file") loaded = load(p.text("events_file"), count);
+
+  // The digest a one-thread loop gives, made before the clock starts.
+  std::uint64_t expected_rows = 0, expected_digest = 0;
+  for (std::uint64_t n = 0; n < count; ++n) {
+    nx::event e = loaded ? (*loaded)[n] : g.at(n);
+    if (Row row; Of(e, row)) {
+      ++expected_rows;
+      expected_digest += row.digest();
+    }
+  }
+
+  spate::runtime rt(spate_runtime_config(p));
+  std::uint64_t rows = 0, digest = 0;
+  std::vector<std::int64_t> latencies, marks;
+  latencies.reserve(std::size_t(expected_rows / 16 + 1));
+  marks.reserve(std::size_t(count / mark_every + 1));
+  auto sink = flow::sink([&](Row& r) {
+    digest += r.digest();
+    if (++rows % 16 == 0) latencies.push_back(apps::steady_ns() - r.stamp_ns);
+  });
+  auto query = nx::stateless_query<Row, Of>().named(p.text("query"));
+  json m;
+  if (loaded) {
+    flow::graph job(
+        nx::pipeline(flow::make_stage<take_source>(loaded, &marks), query, sink, replicas));
+    timed_run(m, [&] { job.run(rt); });
+  } else {
+    flow::graph job(
+        nx::pipeline(flow::make_stage<generating_source>(g, count, &marks), query, sink, replicas));
+    timed_run(m, [&] { job.run(rt); });
+  }
+  if (rows != expected_rows || digest != expected_digest) {
+    throw std::runtime_error("nexmark " + p.text("query") + ": " + std::to_string(rows) +
+                             " rows, the sequential run gives " + std::to_string(expected_rows) +
+                             (rows == expected_rows ? " (digests differ)" : ""));
+  }
+  const double wall = m["wall_s"].get<double>();
+  m["events_per_s"] = double(count) / wall;
+  m["events_per_core_s"] = double(count) / (wall * m["cpu_pct"].get<double>() / 100.0);
+  m["rows"] = rows;
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
+  m["digest"] = hex;  // the same as the Flink program's for the same events
+  add_steady_rate(m, marks);
+  add_latency_metrics(m, std::move(latencies));
+  return m;
+}
+
+// The generator alone, on this thread: events made per second.
+json generate_only(const bench_params& p) {
+  const auto count = std::uint64_t(p.integer("events"));
+  const nx::generator g(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))});
+  std::uint64_t bytes = 0;
+  json m;
+  timed_run(m, [&] {
+    for (std::uint64_t n = 0; n < count; ++n) {
+      const nx::event e = g.at(n);
+      if (const nx::bid* b = e.as_bid()) bytes += b->extra.size();
+    }
+  });
+  const double wall = m["wall_s"].get<double>();
+  m["events_per_s"] = double(count) / wall;
+  m["steady_events_per_s"] = m["events_per_s"];  // one loop: no start-up to leave out
+  m["events_per_core_s"] = double(count) / (wall * m["cpu_pct"].get<double>() / 100.0);
+  m["bid_extra_bytes"] = bytes;
+  return m;
+}
+
+json nexmark_bench(const bench_params& p) {
+  const std::string q = p.text("query");
+  if (q == "q0") return run_query<nx::q0_row, nx::q0_of>(p);
+  if (q == "q1") return run_query<nx::q1_row, nx::q1_of>(p);
+  if (q == "q2") return run_query<nx::q2_row, nx::q2_of>(p);
+  if (q == "q13") return run_query<nx::q13_row, nx::q13_of>(p);
+  if (q == "q14") return run_query<nx::q14_row, nx::q14_of>(p);
+  if (q == "q21") return run_query<nx::q21_row, nx::q21_of>(p);
+  if (q == "q22") return run_query<nx::q22_row, nx::q22_of>(p);
+  if (q == "generate") return generate_only(p);
+  throw usage_error("nexmark: --query must be q0, q1, q2, q13, q14, q21, q22 or generate");
+}
+
+}  // namespace
+
+void register_nexmark_impls(bench_registry& r) {
+  r.implement("nexmark", "spate", nexmark_bench);
+}
+
+}  // namespace spate_bench

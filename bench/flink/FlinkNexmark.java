@@ -1,0 +1,350 @@
+// Apache Flink's side of the Nexmark comparison (tools/bench-flink-nexmark), the same work as
+// `spate-bench nexmark --source=file`: the first N events of an events file (written by
+// `nexmark generate`, examples/apps/nexmark) are loaded before the job starts and sent once
+// each from memory, stamped as the source emits them; the query as a DataStream program with
+// parallelism P (every operator chained to its source); a sink that folds each row into the
+// same order-free digest as spate's (examples/apps/nexmark/queries.hpp) and records the
+// latency of every 16th row.
+//
+//   java -cp 'JARS/*:CLASSES' FlinkNexmark EVENTS_FILE N QUERY PARALLELISM TMP_DIR [KEY=VALUE ...]
+//
+// QUERY: q0, q1, q2, q13, q14, q21 or q22 (the Flink suite's SQL, github.com/nexmark/nexmark, written as DataStream
+// functions). KEY=VALUE: further Flink configuration. Prints one JSON line to stdout, as
+// spate-bench does; exits 1 when the digest differs from a one-thread loop over the events.
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
+
+public final class FlinkNexmark {
+  // Local execution runs every task in this JVM with the application class loader, so plain
+  // statics are shared between the tasks and main().
+  static final ConcurrentLinkedQueue<long[]> LATENCIES = new ConcurrentLinkedQueue<>();
+  static long[] MARKS;  // MARKS[k]: when event k * MARK_EVERY was emitted
+  static final AtomicLong ROWS = new AtomicLong(), DIGEST = new AtomicLong();
+  // Every 16th row's latency; the time of every MARK_EVERY-th event the source emits, for the
+  // steady rate (spate-bench nexmark does the same).
+  static final int SAMPLE_EVERY = 16, MARK_EVERY = 65_536;
+  static Event[] EVENTS;
+
+  // One event of the file: kind 'P', 'A' or 'B' and the fields the queries read (the
+  // others are kept as text, as spate keeps them as strings).
+  public static final class Event {
+    public char kind;
+    public long id, auction, bidder, price, dateTime, expires, seller, category;
+    public long initialBid, reserve;
+    public String name, email, creditCard, city, state, itemName, description, channel, url;
+    public String extra;
+    public long stampNs;
+    public Event() {}
+
+    static Event parse(String line) {
+      String[] f = line.split(",", -1);
+      Event e = new Event();
+      e.kind = f[0].charAt(0);
+      switch (e.kind) {
+        case 'P':
+          check(f, 9, line);
+          e.id = Long.parseLong(f[1]); e.name = f[2]; e.email = f[3]; e.creditCard = f[4];
+          e.city = f[5]; e.state = f[6]; e.dateTime = Long.parseLong(f[7]); e.extra = f[8];
+          break;
+        case 'A':
+          check(f, 11, line);
+          e.id = Long.parseLong(f[1]); e.itemName = f[2]; e.description = f[3];
+          e.initialBid = Long.parseLong(f[4]); e.reserve = Long.parseLong(f[5]);
+          e.dateTime = Long.parseLong(f[6]); e.expires = Long.parseLong(f[7]);
+          e.seller = Long.parseLong(f[8]); e.category = Long.parseLong(f[9]); e.extra = f[10];
+          break;
+        case 'B':
+          check(f, 8, line);
+          e.auction = Long.parseLong(f[1]); e.bidder = Long.parseLong(f[2]);
+          e.price = Long.parseLong(f[3]); e.channel = f[4]; e.url = f[5];
+          e.dateTime = Long.parseLong(f[6]); e.extra = f[7];
+          break;
+        default:
+          throw new IllegalArgumentException("not an event: " + line);
+      }
+      return e;
+    }
+    static void check(String[] f, int n, String line) {
+      if (f.length != n) throw new IllegalArgumentException(n + " fields expected: " + line);
+    }
+  }
+
+  // A row of any of the queries (unused fields stay 0 / null); digest() is spate's.
+  public static final class Row {
+    public long auction, bidder, price, dateTime, cCounts, stampNs;
+    // extra; q13: value; q14: the time of day; q21, q22: channel; q21: channel id; q22: dirs
+    public String extra, text, channel, id, dir1, dir2, dir3;
+    public Row() {}
+    Row(long auction, long bidder, long price, long dateTime, String extra, long stampNs) {
+      this.auction = auction; this.bidder = bidder; this.price = price;
+      this.dateTime = dateTime; this.extra = extra; this.stampNs = stampNs;
+    }
+    static long fold(long h, long v) { return h * 1_000_003L + v; }
+    // FNV-1a of an ASCII text's chars (spate hashes the same bytes); NULL is 0.
+    static long text(String s) {
+      if (s == null) return 0;
+      long h = 0xcbf29ce484222325L;
+      for (int i = 0; i < s.length(); ++i) h = (h ^ s.charAt(i)) * 0x100000001b3L;
+      return h;
+    }
+  }
+
+  static long digest(String query, Row r) {
+    switch (query) {
+      case "q2": return Row.fold(Row.fold(0, r.auction), r.price);
+      case "q13":
+        return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
+            r.dateTime), Row.text(r.text));
+      case "q14":
+        return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction),
+            r.bidder), r.price), Row.text(r.text)), r.dateTime), r.extra.length()), r.cCounts);
+      case "q21":
+        return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
+            Row.text(r.channel)), Row.text(r.id));
+      case "q22":
+        return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction),
+            r.bidder), r.price), Row.text(r.channel)), Row.text(r.dir1)), Row.text(r.dir2)),
+            Row.text(r.dir3));
+      default:
+        return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
+            r.dateTime), r.extra.length());
+    }
+  }
+
+  // q13's side input (the suite's side_input.txt): key i, value "i".
+  static final String[] SIDE_INPUT = new String[10_000];
+  static {
+    for (int i = 0; i < SIDE_INPUT.length; ++i) SIDE_INPUT[i] = Integer.toString(i);
+  }
+  // q21's REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2): Flink SQL's is java.util.regex.
+  static final Pattern CHANNEL_ID = Pattern.compile("(&|^)channel_id=([^&]*)");
+  // SPLIT_INDEX(text, '/', index): the index-th part, or NULL.
+  static String splitIndex(String text, int index) {
+    int start = 0;
+    for (int part = 0; ; ++part) {
+      int end = text.indexOf('/', start);
+      if (part == index) return end < 0 ? text.substring(start) : text.substring(start, end);
+      if (end < 0) return null;
+      start = end + 1;
+    }
+  }
+
+  // The query: its row for an event, or null.
+  static Row rowOf(String query, Event e) {
+    if (e.kind != 'B') return null;
+    switch (query) {
+      case "q0": return new Row(e.auction, e.bidder, e.price, e.dateTime, e.extra, e.stampNs);
+      // 0.908 * price, DECIMAL(23, 3): in thousandths, exactly
+      case "q1": return new Row(e.auction, e.bidder, e.price * 908, e.dateTime, e.extra, e.stampNs);
+      case "q2": {
+        if (e.auction % 123 != 0) return null;
+        Row r = new Row(e.auction, 0, e.price, 0, null, e.stampNs);
+        return r;
+      }
+      case "q13": {
+        Row r = new Row(e.auction, e.bidder, e.price, e.dateTime, null, e.stampNs);
+        r.text = SIDE_INPUT[(int) (e.auction % 10_000)];
+        return r;
+      }
+      case "q14": {
+        long euros = e.price * 908;  // 0.908 * price in thousandths
+        if (euros <= 1_000_000_000L || euros >= 50_000_000_000L) return null;
+        long hour = (e.dateTime / 3_600_000L) % 24;  // HOUR() of a UTC time
+        Row r = new Row(e.auction, e.bidder, euros, e.dateTime, e.extra, e.stampNs);
+        r.text = hour >= 8 && hour <= 18 ? "dayTime"
+            : hour <= 6 || hour >= 20 ? "nightTime" : "otherTime";
+        long cs = 0;
+        for (int i = 0; i < e.extra.length(); ++i) if (e.extra.charAt(i) == 'c') ++cs;
+        r.cCounts = cs;
+        return r;
+      }
+      case "q21": {
+        String lower = e.channel.toLowerCase(Locale.ROOT), id;
+        switch (lower) {
+          case "apple": id = "0"; break;
+          case "google": id = "1"; break;
+          case "facebook": id = "2"; break;
+          case "baidu": id = "3"; break;
+          default: {
+            Matcher m = CHANNEL_ID.matcher(e.url);
+            id = m.find() ? m.group(2) : null;
+          }
+        }
+        if (id == null) return null;
+        Row r = new Row(e.auction, e.bidder, e.price, 0, null, e.stampNs);
+        r.channel = e.channel;
+        r.id = id;
+        return r;
+      }
+      case "q22": {
+        Row r = new Row(e.auction, e.bidder, e.price, 0, null, e.stampNs);
+        r.channel = e.channel;
+        r.dir1 = splitIndex(e.url, 3);
+        r.dir2 = splitIndex(e.url, 4);
+        r.dir3 = splitIndex(e.url, 5);
+        return r;
+      }
+      default:
+        throw new IllegalArgumentException("query: q0, q1, q2, q13, q14, q21 or q22, not " + query);
+    }
+  }
+
+  // Event i of the replay, stamped as the source reader emits it.
+  static final class Replay implements GeneratorFunction<Long, Event> {
+    @Override public Event map(Long i) {
+      Event e = EVENTS[(int) (long) i];
+      e.stampNs = System.nanoTime();
+      if (i % MARK_EVERY == 0) MARKS[(int) (i / MARK_EVERY)] = e.stampNs;
+      return e;
+    }
+  }
+
+  static final class Query implements FlatMapFunction<Event, Row> {
+    final String query;
+    Query(String query) { this.query = query; }
+    @Override public void flatMap(Event e, Collector<Row> out) {
+      Row r = rowOf(query, e);
+      if (r != null) out.collect(r);
+    }
+  }
+
+  static final class DigestSink implements Sink<Row> {
+    final String query;
+    DigestSink(String query) { this.query = query; }
+    @Override public SinkWriter<Row> createWriter(WriterInitContext c) {
+      return new SinkWriter<>() {
+        long rows = 0, digest = 0;
+        long[] latencies = new long[1 << 16];
+        int samples = 0;
+        @Override public void write(Row r, Context context) {
+          digest += digest(query, r);
+          if (++rows % SAMPLE_EVERY != 0) return;
+          if (samples == latencies.length) latencies = Arrays.copyOf(latencies, 2 * samples);
+          latencies[samples++] = System.nanoTime() - r.stampNs;
+        }
+        @Override public void flush(boolean endOfInput) {}
+        @Override public void close() {
+          ROWS.addAndGet(rows);
+          DIGEST.addAndGet(digest);
+          LATENCIES.add(Arrays.copyOf(latencies, samples));
+        }
+      };
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    final Path file = Path.of(args[0]);
+    final int n = Integer.parseInt(args[1]);
+    final String query = args[2];
+    final int parallelism = Integer.parseInt(args[3]);
+    final String tmp = Path.of(args[4]).toAbsolutePath().toString();
+    rowOf(query, new Event());  // an unknown query fails here
+    List<Event> loaded = new ArrayList<>(n);
+    try (BufferedReader in = Files.newBufferedReader(file)) {
+      for (String line; loaded.size() < n && (line = in.readLine()) != null; ) {
+        if (!line.isEmpty()) loaded.add(Event.parse(line));
+      }
+    }
+    if (loaded.size() < n)
+      throw new IllegalArgumentException(file + " holds " + loaded.size() + " events, < " + n);
+    EVENTS = loaded.toArray(new Event[0]);
+    MARKS = new long[(n + MARK_EVERY - 1) / MARK_EVERY];
+    loaded = null;
+
+    // What the sinks must see: a one-thread loop's rows.
+    long expectedRows = 0, expectedDigest = 0;
+    for (Event e : EVENTS) {
+      Row r = rowOf(query, e);
+      if (r != null) { ++expectedRows; expectedDigest += digest(query, r); }
+    }
+
+    Configuration conf = new Configuration();
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+    conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
+    conf.set(WebOptions.TMP_DIR, tmp + "/web");
+    // The functions keep no reference to their inputs: Flink's usual tuning, no copy per hop.
+    conf.set(PipelineOptions.OBJECT_REUSE, true);
+    for (int i = 5; i < args.length; ++i) {
+      String[] kv = args[i].split("=", 2);
+      if (kv.length != 2) throw new IllegalArgumentException("not KEY=VALUE: " + args[i]);
+      conf.setString(kv[0], kv[1]);
+    }
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.fromSource(new DataGeneratorSource<>(new Replay(), n, TypeInformation.of(Event.class)),
+            WatermarkStrategy.noWatermarks(), "events")
+        .flatMap(new Query(query), TypeInformation.of(Row.class)).name(query)
+        .sinkTo(new DigestSink(query)).name("sink");
+
+    var os = (com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    final long cpuBefore = os.getProcessCpuTime(), start = System.nanoTime();
+    JobExecutionResult result = env.execute("nexmark " + query);
+    final double wall = (System.nanoTime() - start) / 1e9;
+    final double cpu = (os.getProcessCpuTime() - cpuBefore) / 1e9;
+    final double job = result.getNetRuntime() / 1e3;  // without starting the MiniCluster
+
+    long[] lat = LATENCIES.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+    StringBuilder m = new StringBuilder();
+    m.append(String.format(Locale.ROOT,
+        "\"events_per_s\":%.1f,\"wall_s\":%.6f,\"job_s\":%.3f,\"with_startup_events_per_s\":%.1f,"
+        + "\"cpu_pct\":%.1f,\"events_per_core_s\":%.1f",
+        n / job, wall, job, n / wall, 100 * cpu / wall, n / cpu));
+    if (lat.length > 0) {
+      m.append(String.format(Locale.ROOT,
+          ",\"lat_samples\":%d,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f,\"lat_max_us\":%.3f",
+          lat.length, pct(lat, 0.50), pct(lat, 0.99), lat[lat.length - 1] / 1e3));
+    }
+    // Steady state: the source's rate between the marks at 25% and 75% of all marks (sorted:
+    // the two readers emit their halves of the events at once), leaving out the job's start
+    // and end.
+    long[] marks = MARKS.clone();
+    Arrays.sort(marks);
+    int first = marks.length / 4, last = marks.length * 3 / 4;
+    if (last > first && marks[last] > marks[first]) {
+      m.append(String.format(Locale.ROOT, ",\"steady_events_per_s\":%.1f",
+          (double) (last - first) * MARK_EVERY / ((marks[last] - marks[first]) / 1e9)));
+    }
+    long rss = Files.readAllLines(Path.of("/proc/self/status")).stream()
+        .filter(l -> l.startsWith("VmHWM:")).mapToLong(l -> Long.parseLong(l.replaceAll("\\D", "")))
+        .findFirst().orElse(0);
+    m.append(String.format(Locale.ROOT, ",\"peak_rss_mb\":%.1f", rss / 1024.0));
+    m.append(",\"rows\":").append(ROWS.get());
+    m.append(String.format(Locale.ROOT, ",\"digest\":\"%016x\"", DIGEST.get()));
+    System.out.println("{\"impl\":\"flink\",\"metrics\":{" + m + "}}");
+    if (ROWS.get() != expectedRows || DIGEST.get() != expectedDigest) {
+      System.err.println("FlinkNexmark: " + ROWS.get() + " rows, the sequential loop gives "
+          + expectedRows + (ROWS.get() == expectedRows ? " (digests differ)" : ""));
+      System.exit(1);
+    }
+  }
+
+  static double pct(long[] sorted, double p) {
+    return sorted[Math.min(sorted.length - 1, (int) (p * sorted.length))] / 1e3;
+  }
+}
