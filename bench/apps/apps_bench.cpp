@@ -135,7 +135,7 @@ json word_count(const bench_params& p, bool caf) {
       p, records, s, s.replicas,
       [&](caf_apps::topology& t, caf::actor sink, caf_apps::queue_length* queued) {
         auto counters = caf_apps::farm<wc::word, wc::counter>(
-            t, s.replicas, s.replicas, wc::text_of, sink, [] { return wc::counter(); });
+            t, s.replicas, s.replicas, wc::counter::key_of, sink, [] { return wc::counter(); });
         return caf_apps::farm<wc::line, wc::splitter>(
             t, s.replicas, 1, caf_apps::round_robin{}, counters, [] { return wc::splitter(); },
             queued);

@@ -6,6 +6,8 @@
 // FlinkNexmark.java) does with the same file. query=generate times the generator alone, on
 // one thread. Latency: source stamp to sink, every 16th row. steady_events_per_s: the
 // source's rate between 25% and 75% of the events (bounded queues hold it to the graph's).
+#include <time.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -30,18 +32,25 @@ namespace nx = apps::nexmark;
 // taken between the marks at 25% and 75% of the run, leaving out its start and its end (the
 // Flink program's source does the same).
 constexpr std::uint64_t mark_every = 65'536;
+struct mark {
+  std::int64_t time_ns, cpu_ns;  // steady clock; the process's CPU time (all threads)
+};
+inline std::int64_t cpu_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
 
 // Sends the loaded events once each, moved out (the memory is the run's), stamped as sent.
 class take_source : public flow::source<nx::event> {
  public:
-  take_source(std::shared_ptr<std::vector<nx::event>> events, std::vector<std::int64_t>* marks)
+  take_source(std::shared_ptr<std::vector<nx::event>> events, std::vector<mark>* marks)
       : events_(std::move(events)), marks_(marks) {}
   flow::produce_status produce() {
-    const std::int64_t now = apps::steady_ns();
     for (int k = 0; k < 256 && next_ < events_->size(); ++k, ++next_) {
       nx::event& e = (*events_)[next_];
-      e.stamp_ns = now;
-      if (next_ % mark_every == 0) marks_->push_back(now);
+      e.stamp_ns = apps::steady_ns();  // per event, as the Flink program's source
+      if (next_ % mark_every == 0) marks_->push_back(mark{e.stamp_ns, cpu_ns()});
       send_next(std::move(e));
     }
     return next_ == events_->size() ? flow::produce_status::ended : flow::produce_status::more;
@@ -49,20 +58,20 @@ class take_source : public flow::source<nx::event> {
 
  private:
   std::shared_ptr<std::vector<nx::event>> events_;
-  std::vector<std::int64_t>* marks_;
+  std::vector<mark>* marks_;
   std::size_t next_ = 0;
 };
 
 // Makes events [0, count) as it sends them (nexmark::generator_source, with the marks).
 class generating_source : public flow::source<nx::event> {
  public:
-  generating_source(nx::generator g, std::uint64_t count, std::vector<std::int64_t>* marks)
+  generating_source(nx::generator g, std::uint64_t count, std::vector<mark>* marks)
       : generator_(std::move(g)), count_(count), marks_(marks) {}
   flow::produce_status produce() {
     for (int k = 0; k < 256 && next_ < count_; ++k, ++next_) {
       nx::event e = generator_.at(next_);
       e.stamp_ns = apps::steady_ns();
-      if (next_ % mark_every == 0) marks_->push_back(e.stamp_ns);
+      if (next_ % mark_every == 0) marks_->push_back(mark{e.stamp_ns, cpu_ns()});
       send_next(std::move(e));
     }
     return next_ == count_ ? flow::produce_status::ended : flow::produce_status::more;
@@ -71,14 +80,18 @@ class generating_source : public flow::source<nx::event> {
  private:
   nx::generator generator_;
   std::uint64_t count_, next_ = 0;
-  std::vector<std::int64_t>* marks_;
+  std::vector<mark>* marks_;
 };
 
-void add_steady_rate(json& m, const std::vector<std::int64_t>& marks) {
+// The steady rate, and the events per CPU second (all threads) between the same marks.
+void add_steady_rate(json& m, const std::vector<mark>& marks) {
   const std::size_t first = marks.size() / 4, last = marks.size() * 3 / 4;
-  if (last <= first || marks[last] <= marks[first]) return;
-  m["steady_events_per_s"] =
-      double((last - first) * mark_every) / (double(marks[last] - marks[first]) / 1e9);
+  if (last <= first || marks[last].time_ns <= marks[first].time_ns) return;
+  const double events = double((last - first) * mark_every);
+  m["steady_events_per_s"] = events / (double(marks[last].time_ns - marks[first].time_ns) / 1e9);
+  if (marks[last].cpu_ns > marks[first].cpu_ns)
+    m["steady_events_per_core_s"] =
+        events / (double(marks[last].cpu_ns - marks[first].cpu_ns) / 1e9);
 }
 
 std::shared_ptr<std::vector<nx::event>> load(const std::string& path, std::uint64_t count) {
@@ -125,7 +138,8 @@ json run_query(const bench_params& p) {
 
   spate::runtime rt(spate_runtime_config(p));
   std::uint64_t rows = 0, digest = 0;
-  std::vector<std::int64_t> latencies, marks;
+  std::vector<std::int64_t> latencies;
+  std::vector<mark> marks;
   latencies.reserve(std::size_t(expected_rows / 16 + 1));
   marks.reserve(std::size_t(count / mark_every + 1));
   auto sink = flow::sink([&](Row& r) {
@@ -176,6 +190,7 @@ json generate_only(const bench_params& p) {
   m["events_per_s"] = double(count) / wall;
   m["steady_events_per_s"] = m["events_per_s"];  // one loop: no start-up to leave out
   m["events_per_core_s"] = double(count) / (wall * m["cpu_pct"].get<double>() / 100.0);
+  m["steady_events_per_core_s"] = m["events_per_core_s"];
   m["bid_extra_bytes"] = bytes;
   return m;
 }

@@ -1,4 +1,5 @@
-// Apache Flink's side of the Nexmark comparison (tools/bench-flink-nexmark), the same work as
+// Apache Flink's side of the Nexmark comparison (tools/bench-compare --suite nexmark, through
+// tools/flink/run-nexmark), the same work as
 // `spate-bench nexmark --source=file`: the first N events of an events file (written by
 // `nexmark generate`, examples/apps/nexmark) are loaded before the job starts and sent once
 // each from memory, stamped as the source emits them; the query as a DataStream program with
@@ -45,6 +46,10 @@ public final class FlinkNexmark {
   // statics are shared between the tasks and main().
   static final ConcurrentLinkedQueue<long[]> LATENCIES = new ConcurrentLinkedQueue<>();
   static long[] MARKS;  // MARKS[k]: when event k * MARK_EVERY was emitted
+  static long[] MARK_CPU;  // and the process's CPU time (ns) then
+  static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean)
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean();
   static final AtomicLong ROWS = new AtomicLong(), DIGEST = new AtomicLong();
   // Every 16th row's latency; the time of every MARK_EVERY-th event the source emits, for the
   // steady rate (spate-bench nexmark does the same).
@@ -62,9 +67,12 @@ public final class FlinkNexmark {
     public long stampNs;
     public Event() {}
 
+    // As spate's parse_line: a kind letter and a comma first, prices in [0, 10^15] cents.
     static Event parse(String line) {
+      if (line.endsWith("\r")) line = line.substring(0, line.length() - 1);
       String[] f = line.split(",", -1);
       Event e = new Event();
+      if (f[0].length() != 1) throw new IllegalArgumentException("not an event: " + line);
       e.kind = f[0].charAt(0);
       switch (e.kind) {
         case 'P':
@@ -78,17 +86,24 @@ public final class FlinkNexmark {
           e.initialBid = Long.parseLong(f[4]); e.reserve = Long.parseLong(f[5]);
           e.dateTime = Long.parseLong(f[6]); e.expires = Long.parseLong(f[7]);
           e.seller = Long.parseLong(f[8]); e.category = Long.parseLong(f[9]); e.extra = f[10];
+          price(e.initialBid, line);
+          price(e.reserve, line);
           break;
         case 'B':
           check(f, 8, line);
           e.auction = Long.parseLong(f[1]); e.bidder = Long.parseLong(f[2]);
           e.price = Long.parseLong(f[3]); e.channel = f[4]; e.url = f[5];
           e.dateTime = Long.parseLong(f[6]); e.extra = f[7];
+          price(e.price, line);
           break;
         default:
           throw new IllegalArgumentException("not an event: " + line);
       }
       return e;
+    }
+    static void price(long cents, String line) {
+      if (cents < 0 || cents > 1_000_000_000_000_000L)
+        throw new IllegalArgumentException("a price outside [0, 10^15]: " + line);
     }
     static void check(String[] f, int n, String line) {
       if (f.length != n) throw new IllegalArgumentException(n + " fields expected: " + line);
@@ -123,7 +138,7 @@ public final class FlinkNexmark {
             r.dateTime), Row.text(r.text));
       case "q14":
         return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction),
-            r.bidder), r.price), Row.text(r.text)), r.dateTime), r.extra.length()), r.cCounts);
+            r.bidder), r.price), Row.text(r.text)), r.dateTime), Row.text(r.extra)), r.cCounts);
       case "q21":
         return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
             Row.text(r.channel)), Row.text(r.id));
@@ -133,7 +148,7 @@ public final class FlinkNexmark {
             Row.text(r.dir3));
       default:
         return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
-            r.dateTime), r.extra.length());
+            r.dateTime), Row.text(r.extra));
     }
   }
 
@@ -168,6 +183,7 @@ public final class FlinkNexmark {
         return r;
       }
       case "q13": {
+        if (e.auction < 0) return null;  // MOD(auction, 10000) < 0 matches no key
         Row r = new Row(e.auction, e.bidder, e.price, e.dateTime, null, e.stampNs);
         r.text = SIDE_INPUT[(int) (e.auction % 10_000)];
         return r;
@@ -220,7 +236,10 @@ public final class FlinkNexmark {
     @Override public Event map(Long i) {
       Event e = EVENTS[(int) (long) i];
       e.stampNs = System.nanoTime();
-      if (i % MARK_EVERY == 0) MARKS[(int) (i / MARK_EVERY)] = e.stampNs;
+      if (i % MARK_EVERY == 0) {
+        MARKS[(int) (i / MARK_EVERY)] = e.stampNs;
+        MARK_CPU[(int) (i / MARK_EVERY)] = OS.getProcessCpuTime();
+      }
       return e;
     }
   }
@@ -264,7 +283,10 @@ public final class FlinkNexmark {
     final String query = args[2];
     final int parallelism = Integer.parseInt(args[3]);
     final String tmp = Path.of(args[4]).toAbsolutePath().toString();
-    rowOf(query, new Event());  // an unknown query fails here
+    Event probe = new Event();
+    probe.kind = 'B';
+    probe.channel = probe.url = probe.extra = "";
+    rowOf(query, probe);  // an unknown query fails here
     List<Event> loaded = new ArrayList<>(n);
     try (BufferedReader in = Files.newBufferedReader(file)) {
       for (String line; loaded.size() < n && (line = in.readLine()) != null; ) {
@@ -275,6 +297,7 @@ public final class FlinkNexmark {
       throw new IllegalArgumentException(file + " holds " + loaded.size() + " events, < " + n);
     EVENTS = loaded.toArray(new Event[0]);
     MARKS = new long[(n + MARK_EVERY - 1) / MARK_EVERY];
+    MARK_CPU = new long[MARKS.length];
     loaded = null;
 
     // What the sinks must see: a one-thread loop's rows.
@@ -301,12 +324,10 @@ public final class FlinkNexmark {
         .flatMap(new Query(query), TypeInformation.of(Row.class)).name(query)
         .sinkTo(new DigestSink(query)).name("sink");
 
-    var os = (com.sun.management.OperatingSystemMXBean)
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    final long cpuBefore = os.getProcessCpuTime(), start = System.nanoTime();
+    final long cpuBefore = OS.getProcessCpuTime(), start = System.nanoTime();
     JobExecutionResult result = env.execute("nexmark " + query);
     final double wall = (System.nanoTime() - start) / 1e9;
-    final double cpu = (os.getProcessCpuTime() - cpuBefore) / 1e9;
+    final double cpu = (OS.getProcessCpuTime() - cpuBefore) / 1e9;
     final double job = result.getNetRuntime() / 1e3;  // without starting the MiniCluster
 
     long[] lat = LATENCIES.stream().flatMapToLong(Arrays::stream).sorted().toArray();
@@ -320,15 +341,22 @@ public final class FlinkNexmark {
           ",\"lat_samples\":%d,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f,\"lat_max_us\":%.3f",
           lat.length, pct(lat, 0.50), pct(lat, 0.99), lat[lat.length - 1] / 1e3));
     }
-    // Steady state: the source's rate between the marks at 25% and 75% of all marks (sorted:
-    // the two readers emit their halves of the events at once), leaving out the job's start
-    // and end.
-    long[] marks = MARKS.clone();
-    Arrays.sort(marks);
-    int first = marks.length / 4, last = marks.length * 3 / 4;
-    if (last > first && marks[last] > marks[first]) {
+    // Steady state: the source's rate between the marks at 25% and 75% of all marks (in time
+    // order: the two readers emit their halves of the events at once), leaving out the job's
+    // start and end; and the events per CPU second (all threads) between them.
+    Integer[] order = new Integer[MARKS.length];
+    for (int k = 0; k < order.length; ++k) order[k] = k;
+    Arrays.sort(order, (a, b) -> Long.compare(MARKS[a], MARKS[b]));
+    int first = order.length / 4, last = order.length * 3 / 4;
+    if (last > first && MARKS[order[last]] > MARKS[order[first]]) {
+      double events = (double) (last - first) * MARK_EVERY;
       m.append(String.format(Locale.ROOT, ",\"steady_events_per_s\":%.1f",
-          (double) (last - first) * MARK_EVERY / ((marks[last] - marks[first]) / 1e9)));
+          events / ((MARKS[order[last]] - MARKS[order[first]]) / 1e9)));
+      long cpuNs = MARK_CPU[order[last]] - MARK_CPU[order[first]];
+      if (cpuNs > 0) {
+        m.append(String.format(Locale.ROOT, ",\"steady_events_per_core_s\":%.1f",
+            events / (cpuNs / 1e9)));
+      }
     }
     long rss = Files.readAllLines(Path.of("/proc/self/status")).stream()
         .filter(l -> l.startsWith("VmHWM:")).mapToLong(l -> Long.parseLong(l.replaceAll("\\D", "")))

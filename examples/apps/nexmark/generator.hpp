@@ -47,11 +47,15 @@ struct generator_config {
   std::int64_t avg_person_bytes = 200, avg_auction_bytes = 500, avg_bid_bytes = 100;
   std::int64_t hot_auction_ratio = 2, hot_sellers_ratio = 4, hot_bidders_ratio = 4;
   std::int64_t in_flight_auctions = 100, active_people = 1000;
-  /// 1: events in time order. Else each group of this many events is permuted (event
-  /// number n takes the place of n * 953 mod group, the suite's rule), which is the identity
-  /// for the divisors of 952 (2, 4, 7, 8, 14, ...): 10, say, shuffles.
+  /// 1: events in time order. Else each group of this many events is reordered (event
+  /// number n takes the place of n * 953 mod group, the suite's rule): a shuffle when the group
+  /// is prime to 953 and does not divide 952 (10, say), the identity for the divisors of 952
+  /// (2, 4, 7, 8, 14, ...). Not a permutation for multiples of 953.
   std::int64_t out_of_order_group_size = 1;
   std::uint64_t seed = 0;
+
+  /// The largest average size: `extra` fields are slices of a 1 MiB text.
+  static constexpr std::int64_t max_avg_bytes = 400'000;
 
   std::int64_t total_proportion() const noexcept {
     return person_proportion + auction_proportion + bid_proportion;
@@ -68,6 +72,12 @@ struct generator_config {
       throw std::invalid_argument("nexmark: in_flight_auctions and active_people must be >= 1");
     if (out_of_order_group_size < 1)
       throw std::invalid_argument("nexmark: out_of_order_group_size must be >= 1");
+    for (std::int64_t size : {avg_person_bytes, avg_auction_bytes, avg_bid_bytes}) {
+      if (size < 0 || size > max_avg_bytes)
+        throw std::invalid_argument("nexmark: an average size (avg_*_bytes) must be in [0, " +
+                                    std::to_string(max_avg_bytes) + "], not " +
+                                    std::to_string(size));
+    }
   }
 };
 
@@ -119,9 +129,16 @@ class generator {
     inter_event_delay_us_ = 1e6 / config_.first_event_rate;
     auto shared = std::make_shared<tables>();
     detail::event_random r(detail::mix_seed(config_.seed, ~0ull));
-    // The padding text: `extra` fields are slices of it (the suite's REUSABLE_EXTRA_STRING).
+    // The padding text: `extra` fields are slices of it (the suite's REUSABLE_EXTRA_STRING,
+    // made by its nextExactString: six characters per random int, 'a' + rnd % 26 with rnd
+    // signed, so 'H' to 'z').
     shared->padding.resize(1 << 20);
-    for (char& c : shared->padding) c = char('a' + r.below(26));
+    std::int32_t rnd = 0;
+    for (std::size_t i = 0; i < shared->padding.size(); ++i) {
+      if (i % 6 == 0) rnd = std::int32_t(std::uint32_t(r.next()));
+      shared->padding[i] = char('a' + rnd % 26);
+      rnd /= 26;
+    }
     for (auto& url : shared->hot_urls) url = base_url(r);
     shared->channels.resize(channel_count);
     for (std::int64_t i = 0; i < channel_count; ++i) {

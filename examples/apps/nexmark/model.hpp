@@ -65,6 +65,9 @@ struct event {
 //   B,auction,bidder,price,channel,url,date_time,extra
 // The generator's strings hold no ',' and no line break; to_line refuses one that does.
 
+/// The largest price (cents) an events file may hold.
+inline constexpr std::int64_t max_price = 1'000'000'000'000'000;
+
 namespace detail {
 
 inline void append_text(std::string& line, std::string_view field, const char* name) {
@@ -140,9 +143,12 @@ inline std::string to_line(const event& e) {
 }
 
 /// The event a line of the events file holds; nullopt when the line is not one (unknown kind,
-/// a field missing or too many, a number that does not parse). The caller counts those.
+/// a field missing or too many, a number that does not parse, a price outside [0, 10^15]
+/// cents, so that 0.908 × price stays exact in 64 bits). The caller counts those. A line may
+/// end in "\r\n".
 inline std::optional<event> parse_line(std::string_view line) {
   using detail::parse_number, detail::split_fields;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.size() < 2 || line[1] != ',') return std::nullopt;
   const std::string_view rest = line.substr(2);
   event e;
@@ -163,7 +169,8 @@ inline std::optional<event> parse_line(std::string_view line) {
       if (!split_fields(rest, f) || !parse_number(f[0], a.id) ||
           !parse_number(f[3], a.initial_bid) || !parse_number(f[4], a.reserve) ||
           !parse_number(f[5], a.date_time) || !parse_number(f[6], a.expires) ||
-          !parse_number(f[7], a.seller) || !parse_number(f[8], a.category))
+          !parse_number(f[7], a.seller) || !parse_number(f[8], a.category) || a.initial_bid < 0 ||
+          a.initial_bid > max_price || a.reserve < 0 || a.reserve > max_price)
         return std::nullopt;
       a.item_name = f[1], a.description = f[2], a.extra = f[9];
       e.data = std::move(a);
@@ -174,7 +181,7 @@ inline std::optional<event> parse_line(std::string_view line) {
       bid b;
       if (!split_fields(rest, f) || !parse_number(f[0], b.auction) ||
           !parse_number(f[1], b.bidder) || !parse_number(f[2], b.price) ||
-          !parse_number(f[5], b.date_time))
+          !parse_number(f[5], b.date_time) || b.price < 0 || b.price > max_price)
         return std::nullopt;
       b.channel = f[3], b.url = f[4], b.extra = f[6];
       e.data = std::move(b);

@@ -7,7 +7,9 @@
 #include <spate/flow.hpp>
 #include <spate/state/keyed.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +30,7 @@ struct line {
 
 struct word {
   std::string text;
+  std::size_t hash = 0;   // of text (std::hash<std::string_view>), made once by the splitter
   std::uint64_t seq = 0;  // the line's
   std::int64_t stamp_ns = 0;
 };
@@ -49,24 +52,71 @@ inline std::optional<line> parse(std::string_view text) {
 
 // The operators. Each one's work is `process(item, emit)`, which the flow node's consume(), the
 // CAF actors of `spate-bench apps` and the sequential reference all call.
+//
+// A word is hashed once, by the splitter; the counter's farm routes on that hash and the
+// counter looks the word up with it. Lines were checked for UTF-8 when they were read
+// (`parse`), so the splitter does not check them again.
 class splitter : public operator_node<splitter, line, word> {
  public:
   template <class Emit>
   void process(const line& l, Emit&& emit) {
-    for_each_word(l.text, [&](const std::string& w) { emit(word{w, l.seq, l.stamp_ns}); });
+    for_each_word_of_valid_utf8(l.text, [&](const std::string& w) {
+      emit(word{w, std::hash<std::string_view>{}(w), l.seq, l.stamp_ns});
+    });
   }
 };
 
 class counter : public operator_node<counter, word, word_count> {
  public:
+  /// What the counter's farm routes on: the hash the splitter made.
+  static std::size_t key_of(const word& w) noexcept { return w.hash; }
+
+  /// The flow node's item is its own: the word's text moves into the output.
+  template <class Emit>
+  void process(word& w, Emit&& emit) {
+    const std::uint64_t n = count(w);
+    emit(word_count{std::move(w.text), n, w.seq, w.stamp_ns});
+  }
+  /// A CAF message is shared: the text is copied.
   template <class Emit>
   void process(const word& w, Emit&& emit) {
-    const std::uint64_t n = ++counts_[w.text];
+    const std::uint64_t n = count(w);
     emit(word_count{w.text, n, w.seq, w.stamp_ns});
   }
 
  private:
-  word_counts counts_;
+  // A word with the hash it carries, looked up without hashing it again.
+  struct hashed_word {
+    std::string_view text;
+    std::size_t hash;
+  };
+  // Not noexcept on purpose: libstdc++ then keeps each node's hash, so a lookup compares
+  // stored hashes and never hashes a stored word again (it would for a noexcept hash).
+  struct carried_hash {
+    using is_transparent = void;
+    std::size_t operator()(const hashed_word& w) const { return w.hash; }
+    std::size_t operator()(const std::string& s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct same_text {
+    using is_transparent = void;
+    bool operator()(const std::string& a, const std::string& b) const noexcept { return a == b; }
+    bool operator()(const hashed_word& a, const std::string& b) const noexcept {
+      return a.text == b;
+    }
+    bool operator()(const std::string& a, const hashed_word& b) const noexcept {
+      return a == b.text;
+    }
+  };
+
+  std::uint64_t count(const word& w) {
+    const auto found = counts_.find(hashed_word{w.text, w.hash});
+    if (found != counts_.end()) return ++found->second;
+    // A new word (hashed once more, when inserted); emplace also finds a word whose carried
+    // hash was wrong, so a bad hash costs a lookup, never a count.
+    return ++counts_.emplace(w.text, 0).first->second;
+  }
+
+  std::unordered_map<std::string, std::uint64_t, carried_hash, same_text> counts_;
 };
 
 // The counter on spate's keyed state (docs/state.md): the count lives in the runtime's
@@ -74,17 +124,18 @@ class counter : public operator_node<counter, word, word_count> {
 // as `counter`.
 class keyed_counter : public spate::flow::node<word, word_count> {
  public:
+  /// What the counter's farm routes on: the word itself, the key of its keyed state (a hash
+  /// would merge the counts of two words that share one).
+  static const std::string& key_of(const word& w) noexcept { return w.text; }
   auto state_fields() { return std::tie(count_); }
   void consume(word& w) {
     const std::uint64_t n = ++count_.get_or_init(0u);
-    send_next(word_count{w.text, n, w.seq, w.stamp_ns});  // copied, as `counter` does
+    send_next(word_count{std::move(w.text), n, w.seq, w.stamp_ns});
   }
 
  private:
   spate::state::value<std::uint64_t> count_{"count"};
 };
-
-inline auto text_of = [](const word& w) -> const std::string& { return w.text; };
 
 // The graph; `Counter` is `counter` (a map the node keeps) or `keyed_counter`.
 template <class Counter = counter, class Source, class Sink>
@@ -92,7 +143,8 @@ auto pipeline(Source source, Sink sink, std::size_t splitters, std::size_t count
   namespace flow = spate::flow;
   return flow::pipeline(
       std::move(source), flow::farm(flow::make_stage<splitter>().named("splitter"), splitters),
-      flow::farm(flow::make_stage<Counter>().named("counter"), counters, flow::by_key{text_of}),
+      flow::farm(flow::make_stage<Counter>().named("counter"), counters,
+                 flow::by_key{[](const word& w) -> decltype(auto) { return Counter::key_of(w); }}),
       std::move(sink));
 }
 
