@@ -77,29 +77,36 @@ public final class FlinkNexmark {
       switch (e.kind) {
         case 'P':
           check(f, 9, line);
-          e.id = Long.parseLong(f[1]); e.name = f[2]; e.email = f[3]; e.creditCard = f[4];
-          e.city = f[5]; e.state = f[6]; e.dateTime = Long.parseLong(f[7]); e.extra = f[8];
+          e.id = number(f[1]); e.name = f[2]; e.email = f[3]; e.creditCard = f[4];
+          e.city = f[5]; e.state = f[6]; e.dateTime = number(f[7]); e.extra = f[8];
           break;
         case 'A':
           check(f, 11, line);
-          e.id = Long.parseLong(f[1]); e.itemName = f[2]; e.description = f[3];
-          e.initialBid = Long.parseLong(f[4]); e.reserve = Long.parseLong(f[5]);
-          e.dateTime = Long.parseLong(f[6]); e.expires = Long.parseLong(f[7]);
-          e.seller = Long.parseLong(f[8]); e.category = Long.parseLong(f[9]); e.extra = f[10];
+          e.id = number(f[1]); e.itemName = f[2]; e.description = f[3];
+          e.initialBid = number(f[4]); e.reserve = number(f[5]);
+          e.dateTime = number(f[6]); e.expires = number(f[7]);
+          e.seller = number(f[8]); e.category = number(f[9]); e.extra = f[10];
           price(e.initialBid, line);
           price(e.reserve, line);
           break;
         case 'B':
           check(f, 8, line);
-          e.auction = Long.parseLong(f[1]); e.bidder = Long.parseLong(f[2]);
-          e.price = Long.parseLong(f[3]); e.channel = f[4]; e.url = f[5];
-          e.dateTime = Long.parseLong(f[6]); e.extra = f[7];
+          e.auction = number(f[1]); e.bidder = number(f[2]);
+          e.price = number(f[3]); e.channel = f[4]; e.url = f[5];
+          e.dateTime = number(f[6]); e.extra = f[7];
           price(e.price, line);
           break;
         default:
           throw new IllegalArgumentException("not an event: " + line);
       }
       return e;
+    }
+    // As spate's from_chars: an optional '-' and ASCII digits only (parseLong would also take
+    // '+' and other scripts' digits).
+    static final Pattern NUMBER = Pattern.compile("-?[0-9]+");
+    static long number(String text) {
+      if (!NUMBER.matcher(text).matches()) throw new IllegalArgumentException("not a number: " + text);
+      return Long.parseLong(text);
     }
     static void price(long cents, String line) {
       if (cents < 0 || cents > 1_000_000_000_000_000L)

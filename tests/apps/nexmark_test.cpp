@@ -199,10 +199,13 @@ TEST(nexmark_events_file, round_trips_and_counts_malformed_lines_by_number) {
   EXPECT_TRUE(parsed.malformed_examples[2].starts_with("line 31: "));
 
   // A CRLF line holds the same event; a price the queries cannot scale exactly is malformed.
+  const auto blank = apps::parse_lines<nx::event>({"\r", ""}, nx::parse_line);
+  EXPECT_EQ(blank.malformed, 0u) << "blank lines, LF or CRLF, are not records";
+  EXPECT_TRUE(blank.records.empty());
   const auto crlf = nx::parse_line(nx::to_line(events[7]) + "\r");
   ASSERT_TRUE(crlf.has_value());
   EXPECT_EQ(crlf->data, events[7].data);
-  EXPECT_FALSE(nx::parse_line("B,1001,2001,10000000000000001,Google,https://a,1,pad"));
+  EXPECT_FALSE(nx::parse_line("B,1001,2001,1000000000000001,Google,https://a,1,pad"));
   EXPECT_FALSE(nx::parse_line("B,1001,2001,-5,Google,https://a,1,pad"));
   EXPECT_TRUE(nx::parse_line("B,1001,2001,1000000000000000,Google,https://a,1,"));
 

@@ -23,7 +23,7 @@ struct parsed_input {
 template <class Record, class Parse>
 void parse_line_into(parsed_input<Record>& out, std::string_view line, Parse&& parse) {
   ++out.lines;
-  if (line.empty()) return;  // blank lines are not records
+  if (line.empty() || line == "\r") return;  // blank lines (LF or CRLF) are not records
   if (std::optional<Record> r = parse(line)) {
     out.records.push_back(std::move(*r));
     return;
