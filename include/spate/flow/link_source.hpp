@@ -16,7 +16,9 @@
 // activation reads the link, and wake_consumer() before then finds no consumer to wake.
 #include <memory>
 
+#include <utility>
 #include "spate/exec/link.hpp"
+
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/node.hpp"
 
@@ -32,15 +34,21 @@ class link_source : public node<void, T> {
   link_source(const link_source&) = default;
 
   /// Becomes the link's consumer end.
-  void on_start() {
-    input_->set_consumer(static_cast<unit*>(this->running_task()));
-  }
+  void on_start() { input_->set_consumer(static_cast<unit*>(this->running_task())); }
   /// The graph was cancelled: the link is abandoned, so a producer waiting for room is let go
   /// (push_waiting_for_room returns false; a unit producer re-checks is_abandoned()).
   void on_cancel() { input_->abandon(); }
   /// One item down the graph, `wait` when the link is empty, `ended` once closed and drained.
   produce_status produce() {
+    return produce([](const T&) {});
+  }
+  /// The same, showing `noted` the item before it is sent: the one item sent, read once (a
+  /// second read of front() could see an item the producer pushed in between, and a source
+  /// noting positions would then send an item it did not note).
+  template <class Noted>
+  produce_status produce(Noted&& noted) {
     if (T* item = input_->front()) {
+      noted(std::as_const(*item));
       this->send_next(std::move(*item));
       input_->pop_and_release();
       return produce_status::more;

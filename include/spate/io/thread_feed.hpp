@@ -28,12 +28,13 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "spate/exec/link.hpp"
+#include "spate/exec/waiter.hpp"
 #include "spate/flow/link_source.hpp"
 #include "spate/io/detail/wake_fd.hpp"
 #include "spate/platform/os.hpp"
-#include "spate/exec/waiter.hpp"
 #include "spate/platform/stress_point.hpp"
 
 namespace spate::io {
@@ -123,14 +124,18 @@ class thread_fed_source : public flow::link_source<T> {
   explicit thread_fed_source(const link_options& options)
       : flow::link_source<T>(std::make_shared<link<T>>(options)) {}
   /// A copy (a stage prototype copied into the graph) gets a link of its own.
-  thread_fed_source(const thread_fed_source& other)
-      : thread_fed_source(other.input()->options()) {}
+  thread_fed_source(const thread_fed_source& other) : thread_fed_source(other.input()->options()) {}
   /// Stops and joins the reader.
   ~thread_fed_source() { stop_reader(); }
 
   /// link_source::produce(), rethrowing the reader's failure at the end of the stream.
   flow::produce_status produce() {
-    const auto status = flow::link_source<T>::produce();
+    return produce([](const T&) {});
+  }
+  /// The same, showing `noted` the item it sends (link_source::produce(noted)).
+  template <class Noted>
+  flow::produce_status produce(Noted&& noted) {
+    const auto status = flow::link_source<T>::produce(std::forward<Noted>(noted));
     if (status == flow::produce_status::ended && failure_) throw std::runtime_error(*failure_);
     return status;
   }

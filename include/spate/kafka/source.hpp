@@ -138,12 +138,13 @@ class SPATE_API consumer_reader : public io::thread_fed_source<record> {
   /// Before on_start: where to resume; throws for another group's or topic's position.
   void seek(const source_position& at);
   /// Sends one record on, noting its partition's next offset for checkpoint_position().
+  /// The record noted is the record sent (one read of the link: a record the reader pushes
+  /// between two reads would be sent unnoted, and a checkpoint's position would then be
+  /// behind its state, which a restore would count twice).
   flow::produce_status produce() {
-    if (checkpointed_) {
-      if (const record* next = input()->front())
-        sent_until_[next->at.partition] = next->at.offset + 1;
-    }
-    return thread_fed_source::produce();
+    if (!checkpointed_) return thread_fed_source::produce();
+    return thread_fed_source::produce(
+        [this](const record& next) { sent_until_[next.at.partition] = next.at.offset + 1; });
   }
 
  private:
