@@ -124,6 +124,25 @@ json word_count(const bench_params& p, bool caf) {
                                                  s.replicas);
         },
         check);
+  const std::string graph = p.text("wc_graph");
+  if (graph != "farms" && graph != "chained" && graph != "unchained")
+    throw usage_error("apps: --wc_graph must be farms, chained or unchained");
+  if (graph != "farms" && (caf || s.replicas != 1))
+    throw usage_error("apps: --wc_graph=" + graph + " is spate's, with --replicas=1");
+  if (graph == "chained")
+    return apps_run::run_spate(
+        p, records, s,
+        [&](auto source, auto sink) {
+          return wc::single_pipeline(std::move(source), std::move(sink));
+        },
+        check);
+  if (graph == "unchained")
+    return apps_run::run_spate(
+        p, records, s,
+        [&](auto source, auto sink) {
+          return wc::single_pipeline<true>(std::move(source), std::move(sink));
+        },
+        check);
   if (!caf)
     return apps_run::run_spate(
         p, records, s,

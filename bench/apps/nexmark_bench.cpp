@@ -1,5 +1,6 @@
 // spate-bench nexmark: a Nexmark query (examples/apps/nexmark) over `events` events, as
-// source → farm of `replicas` → sink, the sink folding every row into the digest the
+// source → farm of `replicas` → sink (topology=parallel: `replicas` sources, each chained to
+// its query unless chaining=off, → sink), the sink folding every row into the digest the
 // sequential run gives (a run whose rows differ fails). source=generator makes the events as
 // it sends them; source=file loads events_file (nexmark generate) before the clock starts and
 // sends each event once, moved out of memory — what the Flink program (bench/flink/
@@ -8,10 +9,13 @@
 // source's rate between 25% and 75% of the events (bounded queues hold it to the graph's).
 #include <time.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,6 +64,51 @@ class take_source : public flow::source<nx::event> {
   std::shared_ptr<std::vector<nx::event>> events_;
   std::vector<mark>* marks_;
   std::size_t next_ = 0;
+};
+
+// What the replicas of a parallel source send, counted together: a mark every mark_every
+// events over all of them (any replica's thread; the marks are sorted by time at the end).
+struct shared_progress {
+  std::atomic<std::uint64_t> sent{0};
+  std::mutex mutex;
+  std::vector<mark> marks;
+  void add(std::uint64_t n, std::int64_t now_ns) {
+    const std::uint64_t before = sent.fetch_add(n, std::memory_order_relaxed);
+    if (before / mark_every == (before + n) / mark_every && before != 0) return;
+    const std::lock_guard lock(mutex);
+    marks.push_back(mark{now_ns, cpu_ns()});
+  }
+};
+
+// Replica r of R sends the r-th of R contiguous blocks of the loaded events (a parallel
+// source; blocks, not every R-th event, so that two replicas never write to one cache
+// line), moved out and stamped as sent, as take_source does.
+class take_share_source : public flow::source<nx::event> {
+ public:
+  static constexpr bool parallel_source = true;  ///< each replica sends its own block
+  take_share_source(std::shared_ptr<std::vector<nx::event>> events, shared_progress* progress)
+      : events_(std::move(events)), progress_(progress) {}
+  void on_start() {
+    next_ = events_->size() * replica_index() / replica_count();
+    end_ = events_->size() * (replica_index() + 1) / replica_count();
+  }
+  flow::produce_status produce() {
+    std::uint64_t sent = 0;
+    std::int64_t now = 0;
+    for (int k = 0; k < 256 && next_ < end_; ++k, ++next_) {
+      nx::event& e = (*events_)[next_];
+      e.stamp_ns = now = apps::steady_ns();
+      send_next(std::move(e));
+      ++sent;
+    }
+    if (sent != 0) progress_->add(sent, now);
+    return next_ == end_ ? flow::produce_status::ended : flow::produce_status::more;
+  }
+
+ private:
+  std::shared_ptr<std::vector<nx::event>> events_;
+  shared_progress* progress_;
+  std::size_t next_ = 0, end_ = 0;
 };
 
 // Makes events [0, count) as it sends them (nexmark::generator_source, with the marks).
@@ -122,6 +171,14 @@ json run_query(const bench_params& p) {
   const std::string source = p.text("source");
   if (source != "generator" && source != "file")
     throw usage_error("nexmark: --source must be generator or file");
+  const std::string topology = p.text("topology");
+  if (topology != "single" && topology != "parallel")
+    throw usage_error("nexmark: --topology must be single or parallel");
+  if (topology == "parallel" && source != "file")
+    throw usage_error("nexmark: --topology=parallel reads --source=file");
+  const std::string chaining = p.text("chaining");
+  if (chaining != "on" && chaining != "off")
+    throw usage_error("nexmark: --chaining must be on or off");
   const nx::generator g(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))});
   std::shared_ptr<std::vector<nx::event>> loaded;
   if (source == "file") loaded = load(p.text("events_file"), count);
@@ -148,7 +205,21 @@ json run_query(const bench_params& p) {
   });
   auto query = nx::stateless_query<Row, Of>().named(p.text("query"));
   json m;
-  if (loaded) {
+  if (topology == "parallel") {
+    shared_progress progress;
+    progress.marks.reserve(std::size_t(count / mark_every + replicas + 1));
+    auto worker = flow::pipeline(flow::make_stage<take_share_source>(loaded, &progress), query);
+    if (chaining == "on") {
+      flow::graph job(flow::pipeline(flow::farm(worker, replicas), sink));
+      timed_run(m, [&] { job.run(rt); });
+    } else {
+      flow::graph job(flow::pipeline(flow::farm(flow::unchained(worker), replicas), sink));
+      timed_run(m, [&] { job.run(rt); });
+    }
+    std::sort(progress.marks.begin(), progress.marks.end(),
+              [](const mark& a, const mark& b) { return a.time_ns < b.time_ns; });
+    marks = std::move(progress.marks);
+  } else if (loaded) {
     flow::graph job(
         nx::pipeline(flow::make_stage<take_source>(loaded, &marks), query, sink, replicas));
     timed_run(m, [&] { job.run(rt); });
@@ -169,6 +240,8 @@ json run_query(const bench_params& p) {
   char hex[20];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
   m["digest"] = hex;  // the same as the Flink program's for the same events
+  m["topology"] = topology;
+  m["chaining"] = chaining;
   add_steady_rate(m, marks);
   add_latency_metrics(m, std::move(latencies));
   return m;

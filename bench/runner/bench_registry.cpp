@@ -161,8 +161,11 @@ void define_benchmarks(bench_registry& r) {
            "keyed state; with it, checkpoint_ms > 0: checkpoints at that interval into a "
            "fresh directory under checkpoint_dir, and state_backend=rocksdb: the keyed state "
            "in RocksDB tables under a fresh directory in state_dir, state_cached_rows rows "
-           "per replica cached in front of each (0: none)",
+           "per replica cached in front of each (0: none); wc_graph=chained (replicas=1): "
+           "source, splitter and counter in a pipeline, chained into one task; "
+           "wc_graph=unchained: the same pipeline, each a task of its own",
            {{"app", "sd"},
+            {"wc_graph", "farms"},
             {"keyed_state", "false"},
             {"checkpoint_ms", "0"},
             {"checkpoint_dir", "bench-checkpoints"},
@@ -178,14 +181,20 @@ void define_benchmarks(bench_registry& r) {
             {"records", "200000"},
             {"model", "data/fraud-detection/model.txt"}});
   r.define("nexmark",
-           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q13, q14, q21, q22; generate: the generator alone on "
+           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q13, q14, q21, q22; generate: the "
+           "generator alone on "
            "one thread) over `events` events, source -> farm of `replicas` -> sink; "
            "source=generator makes the events as it sends them, source=file loads events_file "
-           "before the clock and sends each once; rows checked against a sequential run's digest",
+           "before the clock and sends each once; rows checked against a sequential run's digest. "
+           "topology=parallel (source=file): a farm of `replicas` sources, each sending its share "
+           "and running the query in the same task (chaining=off: each query a task of its own) "
+           "-> sink",
            {{"query", "q0"},
             {"events", "10000000"},
             {"replicas", "2"},
             {"source", "generator"},
+            {"topology", "single"},
+            {"chaining", "on"},
             {"events_file", "build/nexmark/events.csv"},
             {"seed", "0"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",

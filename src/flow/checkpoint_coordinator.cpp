@@ -85,6 +85,10 @@ std::string checkpoint_coordinator::fingerprint() const {
     const std::string keyed = t->keyed_layout();
     const std::string own = t->own_layout();
     const bool source = t->stats().kind == "source";
+    // Unaligned: every task's part holds items in flight of its chain's types.
+    if (const std::string chain = t->chain_layout(); unaligned() && !chain.empty()) {
+      out += t->name() + " chain {" + chain + "}\n";
+    }
     if (!source && own.empty() && !keyed.empty()) {
       std::string line = std::string(farm_of(t->name())) + "#* keyed {" + keyed + "}\n";
       if (line != last_keyed) out += line;

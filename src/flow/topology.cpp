@@ -17,10 +17,17 @@ flow::topology read_topology(const graph_state& state) {
                             s->items_out.load(std::memory_order_relaxed),
                             s->activations.load(std::memory_order_relaxed),
                             s->output_blocked.load(std::memory_order_relaxed),
-                            std::chrono::nanoseconds{s->busy_ns.load(std::memory_order_relaxed)}});
+                            std::chrono::nanoseconds{s->busy_ns.load(std::memory_order_relaxed)}, 0,
+                            s->chain});
+  }
+  // A chain's members are joined by function calls, not links: an edge of capacity 0.
+  for (const auto& s : state.stats()) {
+    if (s->chained_after != nullptr) {
+      result.edges.push_back({index.at(s->chained_after), index.at(s.get()), 0, 0, "chained"});
+    }
   }
   for (const auto& e : state.edges()) {
-    const std::size_t from = index.at(&e.producer->stats());
+    const std::size_t from = index.at(&e.producer->sending_stats());
     const std::size_t to = index.at(&e.consumer->stats());
     const std::size_t queued = e.link->size_approx();
     result.nodes[to].queued += queued;

@@ -67,6 +67,7 @@ metrics_registry::registration watch(metrics_registry& registry, const flow::gra
                 static_cast<double>(n.queued));
     }
     for (const auto& e : t.edges) {
+      if (e.capacity == 0) continue;  // chained nodes: a call, no queue
       out.gauge("spate_edge_queued_items", "Items waiting in one edge",
                 {{"graph", name}, {"from", t.nodes[e.from].name}, {"to", t.nodes[e.to].name}},
                 static_cast<double>(e.queued));

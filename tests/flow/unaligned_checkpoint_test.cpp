@@ -156,11 +156,11 @@ TEST(unaligned_checkpoints, what_cannot_store_items_in_flight_is_refused_by_name
                                  flow::sink([](int&) {})),
                   flow::graph_options{.checkpoints = unaligned});
   expect_refused(ordered, rt, "checkpoints are unaligned");
-  auto twins =
-      flow::graph(flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
-                                 flow::map([](int& v) { return v; }),
-                                 flow::map([](int& v) { return v; }), flow::sink([](int&) {})),
-                  flow::graph_options{.checkpoints = unaligned});
+  auto twins = flow::graph(
+      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+                     flow::unchained(flow::map([](int& v) { return v; })),
+                     flow::unchained(flow::map([](int& v) { return v; })), flow::sink([](int&) {})),
+      flow::graph_options{.checkpoints = unaligned});
   expect_refused(twins, rt, "two nodes are named 'map'");
   auto committing =
       flow::graph(flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
@@ -170,9 +170,10 @@ TEST(unaligned_checkpoints, what_cannot_store_items_in_flight_is_refused_by_name
   // Every node has a part, named after it: a name too long for a file is refused at start,
   // not at the first checkpoint's write.
   auto long_name = flow::graph(
-      flow::pipeline(flow::generate<int>(10, [](std::size_t i) { return int(i); }),
-                     flow::map([](int& v) { return v; }).named(std::string(300, 'm')),
-                     flow::sink([](int&) {})),
+      flow::pipeline(
+          flow::generate<int>(10, [](std::size_t i) { return int(i); }),
+          flow::unchained(flow::map([](int& v) { return v; }).named(std::string(300, 'm'))),
+          flow::sink([](int&) {})),
       flow::graph_options{.checkpoints = unaligned});
   expect_refused(long_name, rt, "is too long to name a checkpoint part");
 }

@@ -103,3 +103,60 @@ TEST(thread_feed, every_burst_reaches_the_sink_without_later_input_to_push_it) {
   EXPECT_EQ(state.bursts_done.load(), bursts);
   EXPECT_EQ(state.sum, state.received * (state.received - 1) / 2);  // 0..n-1, each once
 }
+
+namespace {
+
+// A source that notes each item it sends, as a Kafka source notes offsets for checkpoints:
+// the noted mark must cover every item sent (an item sent unnoted would be read again
+// after a restore from a checkpoint taken just after it).
+class noting_source : public io::thread_fed_source<std::uint64_t> {
+ public:
+  noting_source(std::atomic<std::uint64_t>* noted_until, std::uint64_t count)
+      : thread_fed_source(spate::link_options{.capacity = 64}),
+        noted_until_(noted_until),
+        count_(count) {}
+  noting_source(const noting_source& other) : noting_source(other.noted_until_, other.count_) {}
+  ~noting_source() { stop_reader(); }
+
+  void on_start() {
+    start_reader("noting-reader", [this](io::thread_feed<std::uint64_t>& feed) {
+      // One item per publish: the reader keeps pushing while the source reads, which is
+      // when a second read of the link could see an item the first did not.
+      for (std::uint64_t i = 0; i < count_ && !feed.stopping(); ++i) {
+        if (!feed.push(i)) return;
+        feed.publish();
+      }
+      feed.close();
+    });
+  }
+  spate::flow::produce_status produce() {
+    return thread_fed_source::produce([this](const std::uint64_t& item) {
+      noted_until_->store(item + 1, std::memory_order_relaxed);  // before the send publishes it
+    });
+  }
+
+ private:
+  std::atomic<std::uint64_t>* noted_until_;
+  std::uint64_t count_;
+};
+
+}  // namespace
+
+TEST(thread_feed, the_item_noted_is_the_item_sent_while_the_reader_pushes) {
+  constexpr std::uint64_t count = 200'000;
+  std::atomic<std::uint64_t> noted_until{0};
+  std::uint64_t received = 0, unnoted = 0;
+  flow::graph job(
+      flow::pipeline(flow::make_stage<noting_source>(&noted_until, count).named("noting"),
+                     // Chained to the source (flow::unchained is not used): it runs inside the
+                     // source's send, so it sees the note as it stood when the item was sent.
+                     flow::map([&](std::uint64_t& v) {
+                       if (noted_until.load(std::memory_order_relaxed) != v + 1) ++unnoted;
+                       return v;
+                     }),
+                     flow::sink([&](std::uint64_t&) { ++received; })));
+  job.run(spate::test::shared_runtime());
+  EXPECT_EQ(job.nodes().at(1).chain, "noting") << "the check must be chained";
+  EXPECT_EQ(received, count);
+  EXPECT_EQ(unnoted, 0u) << "items were sent before the source noted them";
+}

@@ -148,6 +148,22 @@ auto pipeline(Source source, Sink sink, std::size_t splitters, std::size_t count
       std::move(sink));
 }
 
+// One splitter and one counter without farms: with operator chaining (docs/patterns.md)
+// the source, the splitter and the counter run as one task, handing each line and word on
+// by a function call, as WindFlow's chain() does; `Apart` keeps each a task of its own.
+template <bool Apart = false, class Source, class Sink>
+auto single_pipeline(Source source, Sink sink) {
+  namespace flow = spate::flow;
+  auto split = flow::make_stage<splitter>().named("splitter");
+  auto count = flow::make_stage<counter>().named("counter");
+  if constexpr (Apart) {
+    return flow::pipeline(flow::unchained(std::move(source)), flow::unchained(split),
+                          flow::unchained(count), std::move(sink));
+  } else {
+    return flow::pipeline(std::move(source), split, count, std::move(sink));
+  }
+}
+
 // The reference: every word of the first `total` lines of the replay (cycling through
 // `lines`), counted on one thread.
 inline word_counts sequential(const std::vector<line>& lines, std::uint64_t total) {

@@ -39,6 +39,10 @@ struct node_info {
   std::uint64_t output_blocked;   ///< times it suspended on a full output edge
   std::chrono::nanoseconds busy;  ///< zero unless graph_options::measure_busy_time
   std::size_t queued = 0;         ///< items waiting in its input edges (approximate while it runs)
+  /// Operator chaining: the name of the chain's first node when this node runs chained in
+  /// one task with others (that first node's activations, output_blocked and busy are the
+  /// whole chain's); empty when it runs alone.
+  std::string chain{};
 };
 
 /// One edge: a bounded SPSC queue from one node replica to another (indices into
@@ -46,9 +50,10 @@ struct node_info {
 struct edge_info {
   std::size_t from;      ///< the producing replica
   std::size_t to;        ///< the consuming replica
-  std::size_t capacity;  ///< items the edge holds
+  std::size_t capacity;  ///< items the edge holds (0: chained nodes, one calling the next)
   std::size_t queued;    ///< approximate while the graph runs
-  std::string route;     ///< how `from` picks this edge among its outputs; empty: its only one
+  std::string route;     ///< how `from` picks this edge among its outputs; empty: its only one;
+                         ///< "chained": `to` runs in `from`'s task (flow::unchained)
 };
 
 /// The graph as it was built: every node replica (routers and collectors included) and

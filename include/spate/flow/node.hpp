@@ -7,8 +7,11 @@
 //     }
 //     void on_start() {}                         // optional: before the first item
 //     void on_stop() {}                          // optional: after the input is drained
-//     void on_cancel() {}                        // optional: the graph was cancelled (or
-//                                                //   failed) after on_start; no on_stop
+//     void on_cancel() {}                        // optional: the graph was cancelled or
+//                                                //   failed (this node's own exception,
+//                                                //   from on_start and on_stop too, included)
+//                                                //   once on_start was called; no on_stop
+//                                                //   follows it
 //     void interrupt() noexcept {}               // optional: called at once by cancel(), on
 //   };                                           //   the cancelling thread, even mid-consume:
 //                                                //   wake a blocking call (thread-safe)
@@ -110,8 +113,7 @@ template <class N>
 concept node_type = requires {
   typename N::input_type;
   typename N::output_type;
-}
-&&std::is_base_of_v<node_context, N>;
+} && std::is_base_of_v<node_context, N>;
 
 namespace detail {
 struct node_access {
@@ -120,11 +122,17 @@ struct node_access {
     n.replica_ = replica;
     n.replicas_ = replicas;
     n.task_ = task;
+    // A chain (flow/detail/chain_node.hpp) hands its place on to the nodes it runs.
+    if constexpr (requires { n.bind_members(replica, replicas, task); }) {
+      n.bind_members(replica, replicas, task);
+    }
   }
   static node_task_base* task_of(const node_context& n) noexcept { return n.task_; }
   template <class N, class Port>
   static void set_port(N& n, Port* port) {
     n.port_ = port;
+    // A chain's last node sends on the chain's port.
+    if constexpr (requires { n.set_member_port(port); }) n.set_member_port(port);
   }
 };
 }  // namespace detail

@@ -43,6 +43,22 @@ inline stage_options named_options(std::string name) {
 }
 }  // namespace detail
 
+namespace detail {
+template <class N>
+struct unchained_node;
+// N kept out of operator chains: unchained_node<N>, once.
+template <class N>
+struct unchained_of {
+  using type = unchained_node<N>;
+};
+template <class N>
+struct unchained_of<unchained_node<N>> {
+  using type = unchained_node<N>;
+};
+template <class N>
+using unchained_t = typename unchained_of<N>::type;
+}  // namespace detail
+
 /// A stage of one node type: `make` builds a node for each replica.
 template <class N>
 struct node_stage {
@@ -62,18 +78,24 @@ struct node_stage {
   /// A copy whose input links (one per upstream replica and replica of this stage) are made
   /// with `links` instead of graph_options::links (WindFlow's builders set per-operator
   /// queue sizes the same way).
-  node_stage with_input_links(const link_options& links) const {
-    node_stage copy = *this;
+  /// Such a stage is its own task, never chained (flow::unchained).
+  node_stage<detail::unchained_t<N>> with_input_links(const link_options& links) const {
+    auto copy = apart();
     copy.options.input_links = links;
     return copy;
   }
-  /// A copy whose nodes run on threads of their own (pinned to `cpu` when given).
-  node_stage on_dedicated_thread(std::optional<std::size_t> cpu = std::nullopt) const {
-    node_stage copy = *this;
+  /// A copy whose nodes run on threads of their own (pinned to `cpu` when given), each its
+  /// own task, never chained (flow::unchained).
+  node_stage<detail::unchained_t<N>> on_dedicated_thread(
+      std::optional<std::size_t> cpu = std::nullopt) const {
+    auto copy = apart();
     copy.options.dedicated_thread = true;
     copy.options.pin_to_cpu = cpu;
     return copy;
   }
+
+ private:
+  node_stage<detail::unchained_t<N>> apart() const;
 };
 
 /// Stages in sequence (flow::pipeline).
@@ -197,12 +219,47 @@ auto pipeline(Stages&&... stages) {
       tuple_type(as_stage(std::forward<Stages>(stages))...)};
 }
 
+namespace detail {
+/// The node a worker starts with.
+template <class W>
+struct first_node;
+template <class N>
+struct first_node<node_stage<N>> {
+  using type = N;
+};
+template <class S0, class... S>
+struct first_node<pipeline_stage<S0, S...>> : first_node<S0> {};
+template <class W, class P>
+struct first_node<farm_stage<W, P>> : first_node<W> {};
+}  // namespace detail
+
+/// A source each of whose replicas sends its own share of the stream (by replica_index()
+/// of replica_count()), and so may be farmed: it says so with
+/// `static constexpr bool parallel_source = true;`. A source that does not would send its
+/// whole stream once per replica (or, reading one link, race for it).
+template <class N>
+concept parallel_source_node = requires { requires N::parallel_source; };
+
 /// `replicas` copies of `worker` (a node, or a pipeline of nodes), fed by `policy`.
+///
+/// A worker that starts with a parallel_source_node makes a parallel source: no policy
+/// routes anything to it, and each replica produces its own share of the stream
+/// (node_context's replica_index() of replica_count() says which), as Flink's parallel
+/// source functions do. With checkpoints, each replica's position is its own: restore onto
+/// the same replica count. Its outputs merge into the next stage: farm(pipeline(source, parse), 2)
+/// runs two chained source -> parse tasks.
 template <stage_like Worker, class Policy = round_robin>
 auto farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   auto w = as_stage(std::forward<Worker>(worker));
-  static_assert(!std::is_void_v<typename decltype(w)::input_type>,
-                "spate::flow::farm: a source cannot be a farm worker");
+  if constexpr (std::is_void_v<typename decltype(w)::input_type>) {
+    static_assert(std::is_same_v<Policy, round_robin>,
+                  "spate::flow::farm: a farm of sources (a parallel source) routes nothing: "
+                  "give it no policy");
+    static_assert(parallel_source_node<typename detail::first_node<decltype(w)>::type>,
+                  "spate::flow::farm: this source does not declare `static constexpr bool "
+                  "parallel_source = true;`: each replica must send its own share of the "
+                  "stream (replica_index() of replica_count()), or one replica is enough");
+  }
   if (replicas == 0) throw std::invalid_argument("spate::flow::farm: replicas must be >= 1");
   return farm_stage<decltype(w), Policy>{std::move(w), replicas, std::move(policy), false, "farm"};
 }
@@ -214,9 +271,65 @@ auto ordered_farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   auto f = farm(std::forward<Worker>(worker), replicas, std::move(policy));
   static_assert(!is_broadcast_v<Policy>,
                 "spate::flow::ordered_farm: broadcast has no order to keep");
+  static_assert(!std::is_void_v<typename decltype(f)::input_type>,
+                "spate::flow::ordered_farm: sources have no input order to keep");
   f.ordered = true;
   f.name = "ordered_farm";
   return f;
+}
+
+// ---------------------------------------------------------------- operator chaining
+
+namespace detail {
+/// A node kept out of operator chains (flow::unchained): N itself, marked.
+template <class N>
+struct unchained_node : N {
+  static constexpr bool unchained = true;  ///< read by detail::chainable_node
+  explicit unchained_node(N n) : N(std::move(n)) {}
+};
+}  // namespace detail
+
+/// Operator chaining. Adjacent single-node stages of a pipeline run as one task, each item
+/// handed from one to the next by a function call, with no link, wake-up or copy between
+/// them (as Flink chains forward edges by default). A stage with keyed state, a snapshot, a
+/// two-phase commit or wake-ups of its own (a timed window) is not chained, nor is a source
+/// to a sink. Each chained node keeps its name, counters and errors; node_info::chain names
+/// the chain (after its first node) and the topology joins them by "chained" edges.
+///
+/// unchained(stage) keeps `stage` apart: it runs as a task of its own, linked to its
+/// neighbours. Given a pipeline or a farm, it keeps every stage in it apart. Chaining gives
+/// up pipeline parallelism between the chained stages; unchain a stage that is worth a
+/// core of its own.
+template <class N>
+node_stage<detail::unchained_t<N>> unchained(const node_stage<N>& stage) {
+  if constexpr (std::is_same_v<detail::unchained_t<N>, N>) {
+    return stage;  // already apart
+  } else {
+    return {[make = stage.make] { return detail::unchained_node<N>(make()); }, stage.options};
+  }
+}
+
+template <class N>
+node_stage<detail::unchained_t<N>> node_stage<N>::apart() const {
+  return unchained(*this);
+}
+/// Every stage of the pipeline apart.
+template <class... S>
+auto unchained(const pipeline_stage<S...>& p) {
+  return std::apply([](const auto&... s) { return pipeline(unchained(s)...); }, p.stages);
+}
+/// Every stage of the farm's worker apart.
+template <class W, class P>
+auto unchained(const farm_stage<W, P>& farm) {
+  using worker = decltype(unchained(farm.worker));
+  return farm_stage<worker, P>{unchained(farm.worker), farm.replicas, farm.policy, farm.ordered,
+                               farm.name};
+}
+/// A node object: as a stage of its own.
+template <stage_like X>
+  requires(!is_stage<std::decay_t<X>>::value)
+auto unchained(X&& x) {
+  return unchained(as_stage(std::forward<X>(x)));
 }
 
 // ---------------------------------------------------------------- lambda forms

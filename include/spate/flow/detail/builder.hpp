@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -22,6 +23,7 @@
 
 #include "spate/exec/dedicated_thread.hpp"
 #include "spate/exec/worker_pool.hpp"
+#include "spate/flow/detail/chain_node.hpp"
 #include "spate/flow/detail/graph_state.hpp"
 #include "spate/flow/detail/node_task.hpp"
 #include "spate/flow/graph_options.hpp"
@@ -78,6 +80,59 @@ concept keyed_farm_worker = requires(const P& p) { p.key; } && requires {
   typename W::node_type;
 } && state::keyed_node<typename W::node_type>;
 
+// Two adjacent stages of a pipeline that run as one task (chain_node.hpp): both single
+// nodes that a chain can carry, not a source and a sink at once.
+template <class A, class B>
+struct chains_with : std::false_type {};
+template <class NA, class NB>
+struct chains_with<node_stage<NA>, node_stage<NB>>
+    : std::bool_constant<chainable_node<NA> && chainable_node<NB> &&
+                         !(std::is_void_v<typename NA::input_type> &&
+                           std::is_void_v<typename NB::output_type>)> {};
+
+// The stage that runs `b` chained after `a`, placed where `a` runs. `b` cannot ask for a
+// place of its own.
+template <class NA, class NB>
+node_stage<chain_node<NA, NB>> chain_stages(const node_stage<NA>& a, const node_stage<NB>& b) {
+  if (b.options.dedicated_thread || b.options.input_links) {
+    throw std::invalid_argument(
+        "spate::flow: stage '" + b.options.name + "' is chained to '" + a.options.name +
+        "' (one task, no link between them), so its " +
+        (b.options.dedicated_thread ? "dedicated thread" : "input links") +
+        " cannot apply: keep this stage apart with flow::unchained(stage) (its "
+        "on_dedicated_thread() and with_input_links() do so)");
+  }
+  // Named after its first member: the task's counters are that member's (node_stats).
+  return node_stage<chain_node<NA, NB>>{
+      [make_a = a.make, make_b = b.make, a_name = a.options.name, b_name = b.options.name] {
+        return chain_node<NA, NB>(make_a(), make_b(), a_name, b_name);
+      },
+      a.options};
+}
+
+// A pipeline's stages with every run of chainable neighbours folded into one chain stage,
+// left to right: (a, b, c) -> (chain(chain(a, b), c)) when all three chain.
+// Whether any two neighbours of S... chain: when none do, the stages stay as they are (a
+// pipeline of 64 unchained stages would otherwise be rebuilt 64 times over).
+template <class... S>
+struct any_chain : std::false_type {};
+template <class A, class B, class... Rest>
+struct any_chain<A, B, Rest...>
+    : std::bool_constant<chains_with<A, B>::value || any_chain<B, Rest...>::value> {};
+
+template <class Last>
+auto fold_chains(const Last& last) {
+  return std::tuple<Last>(last);
+}
+template <class Last, class Next, class... Rest>
+auto fold_chains(const Last& last, const Next& next, const Rest&... rest) {
+  if constexpr (chains_with<Last, Next>::value) {
+    return fold_chains(chain_stages(last, next), rest...);
+  } else {
+    return std::tuple_cat(std::tuple<Last>(last), fold_chains(next, rest...));
+  }
+}
+
 class builder {
  public:
   // `start_thread` gives a node on a dedicated thread its thread (the graph takes it from
@@ -122,7 +177,34 @@ class builder {
                                                           key, options_.keyed_state_backend.get()),
               *runs_on);
     task->set_dedicated_thread(stage.options.dedicated_thread);
+    if constexpr (requires { N::member_count; }) {
+      name_chain(*task, stats.name, stage.options.name.size());
+    }
     return task;
+  }
+
+  // A chain's members (chain_node.hpp) each keep their own name and counters, as if they ran
+  // alone; the task's own counters are its first member's. `suffix_at`: where the replica's
+  // suffix ("#2") starts in the task's name.
+  template <class Task>
+  void name_chain(Task& task, const std::string& task_name, std::size_t suffix_at) {
+    auto& chain = task.node();
+    chain.name_replica(task_name.substr(suffix_at));
+    std::vector<std::string> names;
+    chain.member_names(names);
+    std::vector<node_stats*> members{&task.stats()};
+    task.stats().chain = task_name;
+    for (std::size_t k = 1; k < names.size(); ++k) {
+      const bool last = k + 1 == names.size();
+      auto& s = state_.add_stats(names[k],
+                                 last && std::is_void_v<typename Task::out_type> ? "sink" : "node");
+      s.chain = task_name;
+      s.chained_after = members.back();
+      members.push_back(&s);
+    }
+    if (task.stats().kind == "sink") task.stats().kind = "node";  // its last member sinks
+    task.set_sending_stats(members.back());
+    task.set_chain_members(std::move(members));
   }
 
   // Gives a new task its executor and the graph's options, and hands it to the graph.
@@ -183,23 +265,29 @@ class builder {
     return instantiate_node(stage, suffix, replica, replicas).first;
   }
 
-  // ---- a pipeline: stages in order, each connected to the next
+  // ---- a pipeline: stages in order, each connected to the next; runs of chainable
+  // neighbours run as one task each (chain_node.hpp)
   template <class... S>
   auto instantiate(const pipeline_stage<S...>& p, bool has_upstream, const std::string& suffix,
                    std::size_t replica = 0, std::size_t replicas = 1) {
-    return chain<0>(p.stages, has_upstream, suffix, replica, replicas);
+    if constexpr (!any_chain<S...>::value) {
+      return in_sequence<0>(p.stages, has_upstream, suffix, replica, replicas);
+    } else {
+      const auto stages = std::apply([](const auto&... s) { return fold_chains(s...); }, p.stages);
+      return in_sequence<0>(stages, has_upstream, suffix, replica, replicas);
+    }
   }
 
   // `has_upstream`: a stage inside the graph feeds the first one (its exits can route).
   // `replica`/`replicas`: the position of this whole pipeline when it is a farm worker.
   template <std::size_t I, class Tuple>
-  auto chain(const Tuple& stages, bool has_upstream, const std::string& suffix, std::size_t replica,
-             std::size_t replicas) {
+  auto in_sequence(const Tuple& stages, bool has_upstream, const std::string& suffix,
+                   std::size_t replica, std::size_t replicas) {
     auto first = instantiate(std::get<I>(stages), has_upstream, suffix, replica, replicas);
     if constexpr (I + 1 == std::tuple_size_v<Tuple>) {
       return first;
     } else {
-      auto rest = chain<I + 1>(stages, true, suffix, replica, replicas);
+      auto rest = in_sequence<I + 1>(stages, true, suffix, replica, replicas);
       connect(first.exits, rest.entry);
       using In = typename std::tuple_element_t<0, Tuple>::input_type;
       using Out = typename std::tuple_element_t<std::tuple_size_v<Tuple> - 1, Tuple>::output_type;
@@ -246,7 +334,6 @@ class builder {
     using In = typename W::input_type;
     using Out = typename W::output_type;
     const std::size_t n = farm.replicas;
-    fragment<In, Out> f;
     std::vector<fragment<In, Out>> replicas;
     for (std::size_t i = 0; i < n; ++i) {
       const std::string replica_suffix = suffix + "#" + std::to_string(i);
@@ -258,12 +345,29 @@ class builder {
       } else {
         replicas.push_back(instantiate(farm.worker, false, replica_suffix, i, n));
       }
-      if (replicas.back().entry.points.size() != 1) {
+      if (!std::is_void_v<In> && replicas.back().entry.points.size() != 1) {
         throw std::invalid_argument(
             "spate::flow::farm: a worker must start with a single node (its first stage is a "
             "farm); put a node in front of the inner farm");
       }
     }
+    if constexpr (std::is_void_v<In>) {
+      // A parallel source: nothing to route; the replicas' outputs merge downstream.
+      fragment<In, Out> f;
+      for (auto& r : replicas) {
+        for (auto& x : r.exits) f.exits.push_back(std::move(x));
+      }
+      return f;
+    } else {
+      return fan_out(farm, has_upstream, suffix, std::move(replicas));
+    }
+  }
+
+  // A plain farm's entry: its policy, applied by the stage in front (fused) or by a router.
+  template <class W, class P, class In, class Out>
+  auto fan_out(const farm_stage<W, P>& farm, bool has_upstream, const std::string& suffix,
+               std::vector<fragment<In, Out>> replicas) {
+    fragment<In, Out> f;
     fragment_entry<In> fanout;
     for (auto& r : replicas) fanout.points.push_back(std::move(r.entry.points.front()));
     fanout.make_port = [policy = farm.policy, groups = routing_key_groups()](

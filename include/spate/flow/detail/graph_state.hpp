@@ -69,6 +69,11 @@ struct node_stats {
   std::atomic<std::uint64_t> activations{0};
   std::atomic<std::uint64_t> output_blocked{0};  // times the node suspended on a full edge
   std::atomic<std::uint64_t> busy_ns{0};  // time in activations (graph_options::measure_busy_time)
+  // Operator chaining (chain_node.hpp): the member before this one in its chain (null: it
+  // heads a task), and the chain's task name (its first member's; empty when alone). A
+  // chain's task counters (activations, output_blocked, busy_ns) are its first member's.
+  const node_stats* chained_after = nullptr;
+  std::string chain;
 };
 
 namespace detail {

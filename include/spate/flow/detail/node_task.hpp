@@ -4,6 +4,7 @@
 // producers that were waiting for room; then go idle, or end the stream: on_stop() once
 // all inputs are closed and drained, flush, close the outputs, finish.
 #include <algorithm>
+#include <cassert>
 #include <concepts>
 #include <deque>
 #include <exception>
@@ -19,6 +20,7 @@
 
 #include "spate/flow/checkpoints.hpp"
 #include "spate/flow/detail/barrier_alignment.hpp"
+#include "spate/flow/detail/chain_node.hpp"
 #include "spate/flow/detail/node_task_base.hpp"
 #include "spate/flow/detail/output_port.hpp"
 #include "spate/flow/detail/unaligned_barrier.hpp"
@@ -194,6 +196,14 @@ class node_task final : public node_task_base {
     node_access::bind(node_, replica, replicas, this);
   }
 
+  // The node it runs (the builder names a chain's members through it).
+  N& node() noexcept { return node_; }
+  // A chain's members' counters, first (this task's own) to last (builder).
+  void set_chain_members(std::vector<node_stats*> members) {
+    assert(members.size() == chain_size());
+    chain_members_ = std::move(members);
+  }
+
   void add_input(link<element>* e) {
     inputs_.push_back(e);
     alignment_.add_input();
@@ -265,6 +275,11 @@ class node_task final : public node_task_base {
       throw std::runtime_error("it holds inputs in flight, but receives none it could store");
     }
   }
+  std::string chain_layout() const override {
+    std::string out;
+    for (const node_stats* m : chain_members_) out += (out.empty() ? "" : ", ") + m->name;
+    return out;
+  }
   std::string keyed_layout() override {
     if constexpr (keyed) {
       return key_.layout(node_);
@@ -313,8 +328,8 @@ class node_task final : public node_task_base {
     if (graph().cancelled()) return end_as_cancelled();
     if (!started_) {
       started_ = true;
-      if (!guarded([&] { node_.on_start(); })) return end_cancelled(port_ptr(), inputs_);
-      if (!resend_outputs()) return end_cancelled(port_ptr(), inputs_);
+      if (!guarded([&] { node_.on_start(); })) return end_as_cancelled();
+      if (!resend_outputs()) return end_as_cancelled();
     }
     if (unaligned_mode_ && !input_done_) {
       // U2 before the flush: a node whose outputs are full still takes the barrier (not
@@ -322,12 +337,12 @@ class node_task final : public node_task_base {
       if constexpr (!is_source) {
         alignment_.begin(inputs_);  // A1: the idle re-checks' markers
       }
-      if (!take_unaligned_barriers()) return end_cancelled(port_ptr(), inputs_);
+      if (!take_unaligned_barriers()) return end_as_cancelled();
     }
     if (has_port() && !port_->flush()) return wait_for_room();
     if (!input_done_) {
       const std::size_t handled = consume_some(budget);
-      if (failed_) return end_cancelled(port_ptr(), inputs_);
+      if (failed_) return end_as_cancelled();
       release_producers(inputs_);  // link R3, one fence for every input
       if (has_port()) port_->notify_consumers();
       if (has_port() && port_->has_pending()) return wait_for_room();
@@ -361,10 +376,10 @@ class node_task final : public node_task_base {
       stopped_ = true;
       if (checkpoints_ != nullptr) {
         const end_commit ended = at_end_of_input();
-        if (ended == end_commit::failed) return end_cancelled(port_ptr(), inputs_);
+        if (ended == end_commit::failed) return end_as_cancelled();
         if (ended == end_commit::not_committed) return end_as_cancelled();
       }
-      if (!guarded([&] { node_.on_stop(); })) return end_cancelled(port_ptr(), inputs_);
+      if (!guarded([&] { node_.on_stop(); })) return end_as_cancelled();
       count_out();
       if (has_port() && !port_->flush()) return wait_for_room();
     }
@@ -375,9 +390,11 @@ class node_task final : public node_task_base {
  private:
   auto* port_ptr() const noexcept { return port_.get(); }
 
-  // The graph was cancelled: a started node that holds something outside the graph (a
+  // The graph was cancelled, or this node failed (its own exception, or a step of its own
+  // that failed the graph): a started node that holds something outside the graph (a
   // reader thread, a consumer-group membership) lets go of it now, not when the graph is
-  // destroyed; on_cancel, never on_stop.
+  // destroyed; on_cancel, never on_stop. A chain's members (chain_node.hpp) that did not
+  // fail hear of it this way too.
   resume_result end_as_cancelled() noexcept {
     if constexpr (requires(N& n) { n.on_cancel(); }) {
       if (started_) guarded([&] { node_.on_cancel(); });
@@ -398,6 +415,10 @@ class node_task final : public node_task_base {
     try {
       f();
       return true;
+    } catch (const chained_member_failure& f) {
+      failed_ = true;  // a chain's member: named after it (chain_node.hpp)
+      graph().fail(f.member(), f.original());
+      return false;
     } catch (...) {
       failed_ = true;
       graph().fail(name(), std::current_exception());
@@ -801,8 +822,17 @@ class node_task final : public node_task_base {
   }
 
   void count_out() noexcept {
-    if constexpr (!is_sink) {
+    if constexpr (!is_sink && !requires { N::member_count; }) {
       if (port_) stats_.items_out.store(port_->sent(), std::memory_order_relaxed);
+    }
+    if constexpr (requires { N::member_count; }) {
+      // A chain: its members' counters; what the task sends is its last member's.
+      node_.publish_counts(chain_members_.data());
+      if constexpr (!is_sink) {
+        if (port_) {
+          chain_members_.back()->items_out.store(port_->sent(), std::memory_order_relaxed);
+        }
+      }
     }
   }
 
@@ -821,8 +851,17 @@ class node_task final : public node_task_base {
     return any_queued(inputs_) || closed_inputs(inputs_) != closed_before;
   }
 
+  static constexpr std::size_t chain_size() noexcept {
+    if constexpr (requires { N::member_count; }) {
+      return N::member_count;
+    } else {
+      return 1;
+    }
+  }
+
   N node_;
   [[no_unique_address]] key_binding<N, KeyFn> key_;
+  std::vector<node_stats*> chain_members_;  // a chain's, first to last (empty: not a chain)
   std::vector<link<element>*> inputs_;
   std::size_t next_input_ = 0;
   std::unique_ptr<output_port<std::conditional_t<is_sink, int, out_type>>> port_;

@@ -55,6 +55,11 @@ class SPATE_API node_task_base : public unit {
   const std::string& name() const noexcept { return stats_.name; }
   node_stats& stats() noexcept { return stats_; }
   const node_stats& stats() const noexcept { return stats_; }
+  // The node whose items leave on this task's output: its own, or its chain's last member's.
+  const node_stats& sending_stats() const noexcept {
+    return sending_stats_ != nullptr ? *sending_stats_ : stats_;
+  }
+  void set_sending_stats(const node_stats* s) noexcept { sending_stats_ = s; }
 
   // One activation: up to graph_options::items_per_activation items (the pool's budget
   // when that is 0), timed when graph_options::measure_busy_time is on. The time is charged
@@ -96,6 +101,9 @@ class SPATE_API node_task_base : public unit {
   virtual void restore_own(std::string_view /*bytes*/) {}
   // Before the graph starts (sources): the position recorded with the barrier.
   virtual void restore_position(std::string_view /*bytes*/) {}
+  // A chain's members, "a, b, c" (empty: one node): with unaligned checkpoints, the items
+  // stored in flight are the chain's, so the layout must match to restore them.
+  virtual std::string chain_layout() const { return {}; }
   // Non-empty: why this task cannot take unaligned barriers (flow/detail/unaligned_barrier.hpp).
   virtual std::string unaligned_refusal() {
     return "cannot store the items in flight to it (an ordered farm's collector)";
@@ -248,6 +256,7 @@ class SPATE_API node_task_base : public unit {
   }
 
   node_stats& stats_;
+  const node_stats* sending_stats_ = nullptr;      // a chain's last member's (null: stats_)
   checkpoint_coordinator* checkpoints_ = nullptr;  // null: checkpoints are off
   std::size_t checkpoint_index_ = 0;
   std::atomic<std::uint64_t> requested_checkpoint_{0};  // C1, written by the coordinator

@@ -68,6 +68,8 @@ class output_port {
   virtual bool send_if(Out& item, std::size_t max_queue_length) = 0;
   // Items buffered because their edge was full; the node suspends when there are any.
   bool has_pending() const noexcept { return pending_ != 0; }
+  // Whether items sent now would wait (a chained node's send_next_if asks its chain's port).
+  bool downstream_full() const noexcept { return has_pending(); }
 
   // Producer-side maintenance, called by the node's task.
   virtual bool flush() = 0;  // true: nothing left in the buffer
