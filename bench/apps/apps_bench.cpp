@@ -116,6 +116,12 @@ json word_count(const bench_params& p, bool caf) {
   const auto& records = book_lines(p.text("book"));
   const word_count_outputs check(shared(wc::sequential(records, s.total)));
   if (caf && p.flag("keyed_state")) throw usage_error("apps: keyed_state is spate's, not CAF's");
+  const std::string graph = p.text("wc_graph");
+  if (graph != "farms" && graph != "chained" && graph != "unchained")
+    throw usage_error("apps: --wc_graph must be farms, chained or unchained");
+  if (graph != "farms" && (caf || s.replicas != 1 || p.flag("keyed_state")))
+    throw usage_error("apps: --wc_graph=" + graph +
+                      " is spate's, with --replicas=1 and no keyed_state");
   if (!caf && p.flag("keyed_state"))
     return apps_run::run_spate(
         p, records, s,
@@ -124,11 +130,6 @@ json word_count(const bench_params& p, bool caf) {
                                                  s.replicas);
         },
         check);
-  const std::string graph = p.text("wc_graph");
-  if (graph != "farms" && graph != "chained" && graph != "unchained")
-    throw usage_error("apps: --wc_graph must be farms, chained or unchained");
-  if (graph != "farms" && (caf || s.replicas != 1))
-    throw usage_error("apps: --wc_graph=" + graph + " is spate's, with --replicas=1");
   if (graph == "chained")
     return apps_run::run_spate(
         p, records, s,
@@ -196,6 +197,12 @@ json fraud_detection(const bench_params& p, bool caf) {
   const fd::parameters params;
   const exact_outputs<fd::alert> check(shared(fd::sequential(records, s.total, model, params)));
   if (caf && p.flag("keyed_state")) throw usage_error("apps: keyed_state is spate's, not CAF's");
+  const std::string graph = p.text("wc_graph");
+  if (graph != "farms" && graph != "chained" && graph != "unchained")
+    throw usage_error("apps: --wc_graph must be farms, chained or unchained");
+  if (graph != "farms" && (caf || s.replicas != 1 || p.flag("keyed_state")))
+    throw usage_error("apps: --wc_graph=" + graph +
+                      " is spate's, with --replicas=1 and no keyed_state");
   if (!caf && p.flag("keyed_state"))
     return apps_run::run_spate(
         p, records, s,

@@ -179,6 +179,8 @@ json run_query(const bench_params& p) {
   const std::string chaining = p.text("chaining");
   if (chaining != "on" && chaining != "off")
     throw usage_error("nexmark: --chaining must be on or off");
+  if (topology == "single" && chaining == "off")
+    throw usage_error("nexmark: --topology=single has nothing to chain (source -> farm -> sink)");
   const nx::generator g(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))});
   std::shared_ptr<std::vector<nx::event>> loaded;
   if (source == "file") loaded = load(p.text("events_file"), count);

@@ -83,6 +83,9 @@ class node : public node_context {
   /// Sends only when the destination queue holds fewer than `max_queue_length` items; with
   /// round-robin or random routing every replica's queue is tried before failing. Returns
   /// false and leaves `item` untouched otherwise (paper, Sect. 4: flow control at sources).
+  /// A node chained to the next stage (flow::unchained) has no queue in front of it: there
+  /// it refuses only while the chain's output holds items back for a full link, so a
+  /// source that needs the bound is kept apart with flow::unchained.
   bool send_next_if(Out&& item, std::size_t max_queue_length) {
     return port_->send_if(item, max_queue_length);
   }

@@ -229,8 +229,12 @@ struct first_node<node_stage<N>> {
 };
 template <class S0, class... S>
 struct first_node<pipeline_stage<S0, S...>> : first_node<S0> {};
+// A farm inside: its replicas would not know the outer farm's replica index, and each
+// outer replica would send the same shares again; not a parallel source.
 template <class W, class P>
-struct first_node<farm_stage<W, P>> : first_node<W> {};
+struct first_node<farm_stage<W, P>> {
+  using type = void;
+};
 }  // namespace detail
 
 /// A source each of whose replicas sends its own share of the stream (by replica_index()
@@ -238,16 +242,17 @@ struct first_node<farm_stage<W, P>> : first_node<W> {};
 /// `static constexpr bool parallel_source = true;`. A source that does not would send its
 /// whole stream once per replica (or, reading one link, race for it).
 template <class N>
-concept parallel_source_node = requires { requires N::parallel_source; };
+concept parallel_source_node = !std::is_void_v<N> && requires { requires N::parallel_source; };
 
 /// `replicas` copies of `worker` (a node, or a pipeline of nodes), fed by `policy`.
 ///
 /// A worker that starts with a parallel_source_node makes a parallel source: no policy
 /// routes anything to it, and each replica produces its own share of the stream
 /// (node_context's replica_index() of replica_count() says which), as Flink's parallel
-/// source functions do. With checkpoints, each replica's position is its own: restore onto
-/// the same replica count. Its outputs merge into the next stage: farm(pipeline(source, parse), 2)
-/// runs two chained source -> parse tasks.
+/// source functions do. With checkpoints, each replica's position is its own: a checkpoint
+/// restores onto the same replica count only (with another, its fingerprint differs, and
+/// the job starts afresh with a warning). Its outputs merge into the next stage:
+/// farm(pipeline(source, parse), 2) runs two chained source -> parse tasks.
 template <stage_like Worker, class Policy = round_robin>
 auto farm(Worker&& worker, std::size_t replicas, Policy policy = {}) {
   auto w = as_stage(std::forward<Worker>(worker));
@@ -292,9 +297,10 @@ struct unchained_node : N {
 /// Operator chaining. Adjacent single-node stages of a pipeline run as one task, each item
 /// handed from one to the next by a function call, with no link, wake-up or copy between
 /// them (as Flink chains forward edges by default). A stage with keyed state, a snapshot, a
-/// two-phase commit or wake-ups of its own (a timed window) is not chained, nor is a source
-/// to a sink. Each chained node keeps its name, counters and errors; node_info::chain names
-/// the chain (after its first node) and the topology joins them by "chained" edges.
+/// two-phase commit, a refusal of checkpoints or wake-ups of its own (a timed window) is not
+/// chained, nor is a source to a sink. Each chained node keeps its name, counters and errors;
+/// node_info::chain names the chain (after its first node) and the topology joins them by "chained"
+/// edges.
 ///
 /// unchained(stage) keeps `stage` apart: it runs as a task of its own, linked to its
 /// neighbours. Given a pipeline or a farm, it keeps every stage in it apart. Chaining gives

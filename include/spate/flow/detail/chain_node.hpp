@@ -169,10 +169,13 @@ concept one_to_one_node = requires(N& n, In& item) {
 };
 
 // A node held per task that a chain could not carry for it (see the top of this file).
+// (Nodes that only half-declare keyed state or a commit stay apart too, so that node_task's
+// checks name them.)
 template <class N>
 concept chainable_node =
-    !state::keyed_node<N> && !snapshotting_node<N> && !committing_node<N> &&
-    !refusing_checkpoints<N> && !requires { requires N::unchained; } &&
+    !state::keyed_node<N> && !requires(N& n) { n.state_fields(); } &&
+    !requires(N& n, std::uint64_t id) { n.prepare_commit(id); } && !snapshotting_node<N> &&
+    !committing_node<N> && !refusing_checkpoints<N> && !requires { requires N::unchained; } &&
     !(!std::is_void_v<typename N::input_type> && requires(const N& c) { c.has_news(); });
 
 template <class Up, class Down>
