@@ -197,12 +197,6 @@ json fraud_detection(const bench_params& p, bool caf) {
   const fd::parameters params;
   const exact_outputs<fd::alert> check(shared(fd::sequential(records, s.total, model, params)));
   if (caf && p.flag("keyed_state")) throw usage_error("apps: keyed_state is spate's, not CAF's");
-  const std::string graph = p.text("wc_graph");
-  if (graph != "farms" && graph != "chained" && graph != "unchained")
-    throw usage_error("apps: --wc_graph must be farms, chained or unchained");
-  if (graph != "farms" && (caf || s.replicas != 1 || p.flag("keyed_state")))
-    throw usage_error("apps: --wc_graph=" + graph +
-                      " is spate's, with --replicas=1 and no keyed_state");
   if (!caf && p.flag("keyed_state"))
     return apps_run::run_spate(
         p, records, s,
