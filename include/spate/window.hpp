@@ -1,9 +1,11 @@
 #pragma once
 // Sliding-window analytics on flow graphs: count- and time-based windows, Key Partitioning
-// and Window Farming, pane farming (docs/windows.md).
+// and Window Farming, pane farming, session windows (docs/windows.md).
 #include "spate/window/count_window.hpp"
 #include "spate/window/pane_farming.hpp"
 #include "spate/window/pattern_options.hpp"
 #include "spate/window/patterns.hpp"
+#include "spate/window/session_window.hpp"
+#include "spate/window/sessions.hpp"
 #include "spate/window/time_window.hpp"
 #include "spate/window/window_function.hpp"

@@ -6,16 +6,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
-#include "fault_helpers.hpp"
-#include "spate/flow.hpp"
-#include "spate/exec/runtime.hpp"
-#include "spate/window.hpp"
 #include "../test_runtime.hpp"
+#include "fault_helpers.hpp"
+#include "spate/exec/runtime.hpp"
+#include "spate/flow.hpp"
+#include "spate/window.hpp"
 
 using namespace std::chrono_literals;
 namespace flow = spate::flow;
@@ -44,24 +45,25 @@ struct counted_tuple {
 
 using spate::test::two_workers;
 
-template <class Pattern>
+template <class Result = window::window_result<int, std::size_t>, class Pattern>
 void run_and_fail(Pattern pattern, bool cancel_instead, bool fuse_farms = true) {
   live_tuples = 0;
   spate::runtime rt{two_workers()};
   std::atomic<long> results{0};
   {
-    flow::graph job(flow::pipeline(
-        flow::generate<counted_tuple>(
-            200'000,
-            [](std::size_t i) {
-              return counted_tuple(int(i % 17), std::string(64, char('a' + i % 26)));
-            }),
-        std::move(pattern), flow::sink([&](const window::window_result<int, std::size_t>&) {
-          // Slow enough that the emitter's rings fill behind it.
-          std::this_thread::sleep_for(20us);
-          if (++results == 500 && !cancel_instead) throw std::runtime_error("sink failed");
-        })),
-        flow::graph_options{.links = {.capacity = 64}, .fuse_farms = fuse_farms});
+    flow::graph job(flow::pipeline(flow::generate<counted_tuple>(
+                                       200'000,
+                                       [](std::size_t i) {
+                                         return counted_tuple(int(i % 17),
+                                                              std::string(64, char('a' + i % 26)));
+                                       }),
+                                   std::move(pattern), flow::sink([&](const Result&) {
+                                     // Slow enough that the emitter's rings fill behind it.
+                                     std::this_thread::sleep_for(20us);
+                                     if (++results == 500 && !cancel_instead)
+                                       throw std::runtime_error("sink failed");
+                                   })),
+                    flow::graph_options{.links = {.capacity = 64}, .fuse_farms = fuse_farms});
     job.start(rt);
     if (cancel_instead) {
       ASSERT_TRUE(eventually([&] { return results.load() >= 500; }, 10s));
@@ -125,4 +127,49 @@ TEST(window_faults, a_cancelled_graph_releases_every_envelope_in_flight) {
         window::key_partitioning<counted_tuple>(spec, key_of, count_bytes, 2, {.memory = memory}),
         true);
   }
+}
+
+// Sessions move each tuple to its worker inside the message: a failing or cancelled graph
+// destroys the tuples its rings still hold. Time runs one per tuple, and each key's tuples
+// are 17 apart, so with a gap of 8 every tuple is a session that fires at once.
+TEST(window_faults, a_failing_or_cancelled_session_graph_leaves_no_tuple_behind) {
+  std::atomic<std::uint64_t> clock{0};
+  const auto arrival = [&clock](const counted_tuple&) { return clock.fetch_add(1); };
+  using session = window::session_result<int, std::size_t>;
+  for (bool cancel : {false, true}) {
+    SCOPED_TRACE(cancel ? "cancelled" : "failed");
+    run_and_fail<session>(window::sessions<counted_tuple>(window::session_window{.gap = 8}, key_of,
+                                                          arrival, count_bytes, 2),
+                          cancel);
+  }
+}
+
+// A session function that throws fails the graph, naming the worker, and loses no tuple.
+TEST(window_faults, a_throwing_session_function_fails_the_graph_by_name) {
+  live_tuples = 0;
+  spate::runtime rt{two_workers()};
+  {
+    std::uint64_t time = 0;
+    flow::graph job(flow::pipeline(
+        flow::generate<counted_tuple>(
+            10'000, [](std::size_t i) { return counted_tuple(int(i % 5), std::string(8, 'x')); }),
+        window::sessions<counted_tuple>(
+            window::session_window{.gap = 3}, key_of,
+            [&time](const counted_tuple&) { return time++; },
+            [](const int& key, std::span<const counted_tuple> s) -> std::size_t {
+              if (key == 3) throw std::runtime_error("no sessions for key 3");
+              return s.size();
+            },
+            2),
+        flow::sink([](const window::session_result<int, std::size_t>&) {})));
+    try {
+      job.run(rt);
+      ADD_FAILURE() << "the graph did not fail";
+    } catch (const flow::node_error& e) {
+      EXPECT_NE(std::string(e.what()).find("session_worker"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("no sessions for key 3"), std::string::npos) << e.what();
+    }
+  }
+  rt.shutdown();
+  EXPECT_EQ(live_tuples.load(), 0) << "tuple copies never destroyed";
 }

@@ -55,16 +55,18 @@ auto incremental_sum() {
 }
 
 using result = window::window_result<std::uint32_t, std::uint64_t>;
-using by_key = std::map<std::uint32_t, std::vector<result>>;
+template <class Result = result>
+using by_key = std::map<std::uint32_t, std::vector<Result>>;
 
 // Each key's results in arrival order (its own state, checkpointed); handed over at the end.
-struct result_table : flow::node<result, void> {
-  std::shared_ptr<by_key> out;
-  by_key now;
-  explicit result_table(std::shared_ptr<by_key> o) : out(std::move(o)) {}
-  void consume(result& r) { now[r.key].push_back(std::move(r)); }
-  by_key snapshot_state() const { return now; }
-  void restore_state(by_key k) { now = std::move(k); }
+template <class Result>
+struct result_table : flow::node<Result, void> {
+  std::shared_ptr<by_key<Result>> out;
+  by_key<Result> now;
+  explicit result_table(std::shared_ptr<by_key<Result>> o) : out(std::move(o)) {}
+  void consume(Result& r) { now[r.key].push_back(std::move(r)); }
+  by_key<Result> snapshot_state() const { return now; }
+  void restore_state(by_key<Result> k) { now = std::move(k); }
   void on_stop() { *out = now; }
 };
 
@@ -91,20 +93,20 @@ struct tick_source : flow::node<void, tick> {
   void seek(const std::size_t& position) { next = position; }
 };
 
-template <class MakeWindows>
-flow::graph window_job(const MakeWindows& make_windows, std::shared_ptr<by_key> out,
+template <class MakeWindows, class Result>
+flow::graph window_job(const MakeWindows& make_windows, std::shared_ptr<by_key<Result>> out,
                        std::optional<flow::checkpoint_options> checkpoints,
                        std::shared_ptr<std::atomic<bool>> paused = nullptr) {
   return flow::graph(
       flow::pipeline(flow::make_stage<tick_source>(std::move(paused)), make_windows(),
-                     flow::make_stage<result_table>(std::move(out))),
+                     flow::make_stage<result_table<Result>>(std::move(out))),
       flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
 }
 
 // Runs until `count` checkpoints have completed after the source paused halfway, then
 // cancels (a crash, as far as the checkpoints can tell): the last one holds the windows open
 // at the halfway point. Returns its id, or 0 if the run ended first (it failed).
-template <class MakeWindows>
+template <class Result = result, class MakeWindows>
 std::uint64_t run_until_checkpoints(spate::runtime& rt, const MakeWindows& make_windows,
                                     const std::filesystem::path& dir, int count) {
   std::promise<std::uint64_t> reached;
@@ -114,7 +116,7 @@ std::uint64_t run_until_checkpoints(spate::runtime& rt, const MakeWindows& make_
   };
   std::atomic<int> completions{0};
   auto paused = std::make_shared<std::atomic<bool>>(false);
-  auto g = window_job(make_windows, std::make_shared<by_key>(),
+  auto g = window_job(make_windows, std::make_shared<by_key<Result>>(),
                       flow::checkpoint_options{.directory = dir,
                                                .interval = std::chrono::milliseconds(1),
                                                .on_complete =
@@ -139,16 +141,16 @@ std::uint64_t run_until_checkpoints(spate::runtime& rt, const MakeWindows& make_
 
 // The reference run, then a run stopped after two checkpoints and one started again from the
 // second.
-template <class MakeWindows>
+template <class Result = result, class MakeWindows>
 void expect_exact_after_restart(const MakeWindows& make_windows) {
   spate::runtime rt(runtime_with(workers(2)));
-  auto reference = std::make_shared<by_key>();
+  auto reference = std::make_shared<by_key<Result>>();
   window_job(make_windows, reference, std::nullopt).run(rt);
   ASSERT_EQ(reference->size(), 37u);
   temp_dir dir("window-checkpoints");
-  const std::uint64_t id = run_until_checkpoints(rt, make_windows, dir.path, 2);
+  const std::uint64_t id = run_until_checkpoints<Result>(rt, make_windows, dir.path, 2);
   ASSERT_NE(id, 0u) << "the run ended before its second checkpoint";
-  auto out = std::make_shared<by_key>();
+  auto out = std::make_shared<by_key<Result>>();
   auto second = window_job(make_windows, out, flow::checkpoint_options{.directory = dir.path});
   second.run(rt);
   EXPECT_GE(second.checkpoints().restored_from, id);
@@ -193,6 +195,26 @@ TEST(window_checkpoints, pane_farming_resumes_exactly) {
             [](const std::uint64_t& a, const std::uint64_t& b) { return a + b; },
             [](const std::uint32_t&, const std::uint64_t& acc) { return acc; }),
         2);
+  });
+}
+
+// Sessions: a key has a tuple every 37 ticks, and every 1,000 ticks time jumps by 50, past
+// the gap of 45: about 100 sessions per key, the restart falling inside some of them.
+TEST(window_checkpoints, sessions_resume_exactly) {
+  using session = window::session_result<std::uint32_t, std::uint64_t>;
+  const auto jumpy_time = [](const tick& t) { return t.time + 50 * (t.time / 1000); };
+  expect_exact_after_restart<session>([&] {
+    return window::sessions<tick>(
+        window::session_window{.gap = 45, .lateness = 8}, key_of_tick, jumpy_time,
+        window::incremental<std::uint64_t>(
+            [](std::uint64_t& acc, const tick& t) { acc += t.value; },
+            [](const std::uint32_t&, const std::uint64_t& acc) { return acc; },
+            [](std::uint64_t& into, const std::uint64_t& from) { into += from; }),
+        2);
+  });
+  expect_exact_after_restart<session>([&] {
+    return window::sessions<tick>(window::session_window{.gap = 45, .lateness = 8}, key_of_tick,
+                                  jumpy_time, window_sum, 3);
   });
 }
 
@@ -244,9 +266,9 @@ TEST(window_checkpoints, a_checkpoint_of_another_worker_count_is_not_restored) {
     };
   };
   ASSERT_NE(run_until_checkpoints(rt, with(3), dir.path, 1), 0u);
-  auto reference = std::make_shared<by_key>();
+  auto reference = std::make_shared<by_key<>>();
   window_job(with(2), reference, std::nullopt).run(rt);
-  auto out = std::make_shared<by_key>();
+  auto out = std::make_shared<by_key<>>();
   auto g = window_job(with(2), out, flow::checkpoint_options{.directory = dir.path});
   g.run(rt);
   EXPECT_EQ(g.checkpoints().restored_from, 0u);
@@ -266,7 +288,7 @@ TEST(window_checkpoints, a_checkpoint_of_other_windows_fails_the_start_naming_bo
     };
   };
   ASSERT_NE(run_until_checkpoints(rt, with(20), dir.path, 1), 0u);
-  auto g = window_job(with(40), std::make_shared<by_key>(),
+  auto g = window_job(with(40), std::make_shared<by_key<>>(),
                       flow::checkpoint_options{.directory = dir.path});
   try {
     g.run(rt);

@@ -4,7 +4,9 @@
 //   arrival order, when the window closes;
 // - incremental: `window::incremental<Acc>(update, result)` keeps one Acc per open window,
 //   calls `update(Acc&, const T&)` per tuple and `R result(const Key&, const Acc&)` when the
-//   window closes, so no tuple is stored.
+//   window closes, so no tuple is stored. Session windows (sessions.hpp) merge two open
+//   windows when a tuple bridges them, so theirs also take `merge(Acc& into, const Acc& from)`:
+//   `window::incremental<Acc>(update, result, merge)`.
 #include <concepts>
 #include <cstdint>
 #include <span>
@@ -15,21 +17,39 @@
 
 namespace spate::window {
 
+/// The merge of an incremental function that has none: session windows refuse it.
+struct no_merge {};
+
 /// A window function kept as one accumulator per open window (window::incremental).
-template <class Acc, class Update, class Result>
+template <class Acc, class Update, class Result, class Merge = no_merge>
 struct incremental_function {
   /// `void(Acc&, const T&)`, per tuple.
   Update update;
   /// `R(const Key&, const Acc&)`, when the window closes.
   Result result;
+  /// `void(Acc& into, const Acc& from)`: two session windows become one (no_merge: none).
+  [[no_unique_address]] Merge merge{};
 };
 
+/// An incremental window function: `update` per tuple, `result` when the window closes.
 template <class Acc, class Update, class Result>
 incremental_function<Acc, Update, Result> incremental(Update update, Result result) {
   static_assert(std::is_default_constructible_v<Acc>,
                 "window::incremental<Acc>: Acc must be default-constructible (a fresh window's "
                 "accumulator)");
   return {std::move(update), std::move(result)};
+}
+
+/// The same, with `merge(Acc& into, const Acc& from)` for windows that merge (sessions).
+template <class Acc, class Update, class Result, class Merge>
+incremental_function<Acc, Update, Result, Merge> incremental(Update update, Result result,
+                                                             Merge merge) {
+  static_assert(std::is_default_constructible_v<Acc>,
+                "window::incremental<Acc>: Acc must be default-constructible (a fresh window's "
+                "accumulator)");
+  static_assert(std::is_invocable_v<const Merge&, Acc&, const Acc&>,
+                "window::incremental: merge must be callable as merge(Acc& into, const Acc& from)");
+  return {std::move(update), std::move(result), std::move(merge)};
 }
 
 /// One window's result, as the patterns emit it.
@@ -52,10 +72,12 @@ namespace detail {
 template <class F>
 struct is_incremental : std::false_type {
   using accumulator = struct no_accumulator {};
+  static constexpr bool mergeable = true;  // its windows' tuples are held, so they merge
 };
-template <class Acc, class U, class R>
-struct is_incremental<incremental_function<Acc, U, R>> : std::true_type {
+template <class Acc, class U, class R, class M>
+struct is_incremental<incremental_function<Acc, U, R, M>> : std::true_type {
   using accumulator = Acc;
+  static constexpr bool mergeable = !std::is_same_v<M, no_merge>;
 };
 
 template <class F, class Key, class T>
@@ -65,8 +87,8 @@ struct window_result_of {
                 "window::incremental<Acc>(update, result)");
   using type = std::invoke_result_t<const F&, const Key&, std::span<const T>>;
 };
-template <class Acc, class U, class R, class Key, class T>
-struct window_result_of<incremental_function<Acc, U, R>, Key, T> {
+template <class Acc, class U, class R, class M, class Key, class T>
+struct window_result_of<incremental_function<Acc, U, R, M>, Key, T> {
   static_assert(std::is_invocable_v<const U&, Acc&, const T&>,
                 "window::incremental: update must be callable as update(Acc&, const T&)");
   static_assert(std::is_invocable_v<const R&, const Key&, const Acc&>,

@@ -24,20 +24,13 @@
 #include "spate/flow/wake_timer.hpp"
 #include "spate/log/log.hpp"
 #include "spate/state/codec.hpp"
+#include "spate/window/detail/arrival_time.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_keeper.hpp"
 #include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/time_window.hpp"
 
 namespace spate::window::detail {
-
-// The time function of processing-time windows: the emitter's clock, ticking every `tick`.
-struct arrival_time {
-  std::chrono::nanoseconds tick;
-};
-
-template <class TimeFn>
-inline constexpr bool is_processing_time = std::is_same_v<TimeFn, arrival_time>;
 
 template <class T, class KeyFn, class TimeFn>
 class time_emitter : public flow::node<T, routed_tuple<T>>,
