@@ -218,6 +218,18 @@ TEST(window_checkpoints, sessions_resume_exactly) {
   });
 }
 
+// Partitioned time (window/event_time.hpp): the emitter keeps each partition's progress.
+TEST(window_checkpoints, time_windows_over_partitioned_time_resume_exactly) {
+  expect_exact_after_restart([] {
+    return window::key_partitioning<tick>(
+        window::time_window{.length = 40, .slide = 10, .lateness = 8}, key_of_tick,
+        [](const tick& t) {
+          return window::partitioned_time{t.key % 3, t.time};
+        },
+        window_sum, 2, {.partitions = 3});
+  });
+}
+
 // A tuple type without a codec: its windows cannot be written down.
 struct no_codec {
   std::string text;

@@ -9,6 +9,7 @@
 //
 // observe::watch(registry, report, name) (observe/watch.hpp) exports a report's counts.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -43,6 +44,13 @@ struct pattern_options {
   /// Where the pattern counts late tuples and its pool's size; null: a time-window pattern
   /// logs its late-tuple counts (a warning) at the end of the stream instead.
   std::shared_ptr<window_report> report = nullptr;
+  /// Event time with window::partitioned_time (event_time.hpp): a partition that has sent
+  /// nothing for this long stops holding the watermark back until it sends again; zero: never.
+  std::chrono::nanoseconds idle_after{0};
+  /// Event time with window::partitioned_time: partitions 0 .. partitions - 1 hold the
+  /// watermark back from the start, before they first send (until idle_after, if set);
+  /// zero: a partition counts from its first tuple.
+  std::uint32_t partitions = 0;
 };
 
 }  // namespace spate::window

@@ -29,6 +29,7 @@
 #include "spate/window/detail/arrival_time.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/session_keeper.hpp"
+#include "spate/window/detail/watermark_tracker.hpp"
 #include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/pattern_options.hpp"
 #include "spate/window/session_window.hpp"
@@ -51,6 +52,7 @@ class session_emitter : public flow::node<T, session_message<T>>,
                                                   refuses_processing_time, takes_checkpoints> {
   static constexpr bool processing_time = is_processing_time<TimeFn>;
   using clock = std::chrono::steady_clock;
+  using tracker = watermark_tracker<T, TimeFn>;
 
  public:
   session_emitter(session_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
@@ -61,16 +63,19 @@ class session_emitter : public flow::node<T, session_message<T>>,
         workers_(workers),
         step_(std::max<std::uint64_t>(spec.gap / 4, 1)),
         report_(options.report ? options.report : std::make_shared<window_report>()),
-        report_asked_for_(options.report != nullptr) {}
+        report_asked_for_(options.report != nullptr),
+        watermark_(spec.lateness, options) {}
 
   void on_start() {
+    watermark_.start();
     if constexpr (processing_time) {
       origin_ = clock::now();
       timer_.start(*this, time_.tick);
     }
   }
   void consume(T& tuple) {
-    const std::uint64_t t = time_of(tuple);
+    const auto stamp = time_of(tuple);
+    const std::uint64_t t = tracker::time_of(stamp);
     const std::uint64_t watermark = watermark_now();
     if (saturating_add(t, spec_.gap) < watermark) {  // its session may have fired: late
       report_->late_tuples.fetch_add(1, std::memory_order_relaxed);
@@ -80,7 +85,7 @@ class session_emitter : public flow::node<T, session_message<T>>,
     const auto worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key_(tuple)) % workers_);
     this->send_next(session_message<T>{std::move(tuple), t, watermark, worker});
     if constexpr (!processing_time) {
-      newest_ = std::max(newest_, t);
+      watermark_.observe(stamp);
       if (watermark_now() >= saturating_add(announced_, step_)) announce(watermark_now());
     }
   }
@@ -108,24 +113,27 @@ class session_emitter : public flow::node<T, session_message<T>>,
                             std::to_string(spec_.lateness) + ", gap " + std::to_string(spec_.gap));
     }
   }
-  /// Checkpoints (detail/window_checkpoints.hpp): the newest time seen, the last watermark
-  /// sent to every worker.
-  std::pair<std::uint64_t, std::uint64_t> snapshot_state() const
+  /// Checkpoints (detail/window_checkpoints.hpp): the watermark's progress (the newest time
+  /// seen, per partition with partitioned time), the last watermark sent to every worker.
+  std::pair<typename tracker::kept, std::uint64_t> snapshot_state() const
     requires(!processing_time)
   {
-    return {newest_, announced_};
+    return {watermark_.snapshot(), announced_};
   }
-  void restore_state(std::pair<std::uint64_t, std::uint64_t> kept)
+  void restore_state(std::pair<typename tracker::kept, std::uint64_t> kept)
     requires(!processing_time)
   {
-    std::tie(newest_, announced_) = kept;
+    watermark_.restore(std::move(kept.first));
+    announced_ = kept.second;
   }
 
  private:
   std::uint64_t now() const { return std::uint64_t((clock::now() - origin_).count()); }
-  std::uint64_t time_of(const T& tuple) const {
+  auto time_of(const T& tuple) const {
     if constexpr (processing_time)
       return now();
+    else if constexpr (std::is_same_v<tracker, partitioned_watermark>)
+      return partitioned_time(time_(tuple));
     else
       return std::uint64_t(time_(tuple));
   }
@@ -133,7 +141,7 @@ class session_emitter : public flow::node<T, session_message<T>>,
     if constexpr (processing_time)
       return now();
     else
-      return newest_ > spec_.lateness ? newest_ - spec_.lateness : 0;
+      return watermark_.watermark();
   }
   void announce(std::uint64_t watermark) {
     announced_ = watermark;
@@ -148,7 +156,8 @@ class session_emitter : public flow::node<T, session_message<T>>,
   std::uint64_t step_;  // event time: how far the watermark moves between announcements
   std::shared_ptr<window_report> report_;
   bool report_asked_for_;
-  std::uint64_t newest_ = 0, announced_ = 0;
+  tracker watermark_;
+  std::uint64_t announced_ = 0;
   clock::time_point origin_{};  // processing time: when the emitter started
   flow::wake_timer timer_;      // processing time: wakes the emitter every tick
 };

@@ -27,6 +27,7 @@
 #include "spate/window/detail/arrival_time.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_keeper.hpp"
+#include "spate/window/detail/watermark_tracker.hpp"
 #include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/time_window.hpp"
 
@@ -38,6 +39,7 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
                                                takes_checkpoints> {
   static constexpr bool processing_time = is_processing_time<TimeFn>;
   using clock = std::chrono::steady_clock;
+  using tracker = watermark_tracker<T, TimeFn>;
 
  public:
   time_emitter(pattern p, time_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
@@ -50,22 +52,22 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
         pool_(make_tuple_pool<T>(options.memory, workers)),
         report_(options.report ? options.report : std::make_shared<window_report>()),
         report_asked_for_(options.report != nullptr),
-        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr) {}
+        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr),
+        watermark_(spec.lateness, options) {}
 
   void on_start() {
+    watermark_.start();
     if constexpr (processing_time) {
       origin_ = clock::now();
       timer_.start(*this, time_.tick);
     }
   }
   void consume(T& tuple) {
-    const std::uint64_t t = time_of(tuple);
+    const auto stamp = time_of(tuple);
+    const std::uint64_t t = tracker::time_of(stamp);
     const std::uint64_t first = spec_.first_holding(t), last = spec_.last_holding(t);
     if (first <= last) route(tuple, t, std::max(first, fired_), first, last);
-    if (t > newest_) {
-      newest_ = t;
-      advance(newest_ > spec_.lateness ? newest_ - spec_.lateness : 0);
-    }
+    if (watermark_.observe(stamp)) advance(watermark_.watermark());
   }
   // Processing time: the clock moved on (flow/wake_timer.hpp).
   bool has_news() const noexcept
@@ -93,23 +95,27 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
                             std::to_string(spec_.lateness));
     }
   }
-  /// Checkpoints (detail/window_checkpoints.hpp): the newest time seen, the windows fired.
-  std::pair<std::uint64_t, std::uint64_t> snapshot_state() const
+  /// Checkpoints (detail/window_checkpoints.hpp): the watermark's progress (the newest time
+  /// seen, per partition with partitioned time), the windows fired.
+  std::pair<typename tracker::kept, std::uint64_t> snapshot_state() const
     requires(!processing_time)
   {
-    return {newest_, fired_};
+    return {watermark_.snapshot(), fired_};
   }
-  void restore_state(std::pair<std::uint64_t, std::uint64_t> kept)
+  void restore_state(std::pair<typename tracker::kept, std::uint64_t> kept)
     requires(!processing_time)
   {
-    std::tie(newest_, fired_) = kept;
+    watermark_.restore(std::move(kept.first));
+    fired_ = kept.second;
   }
 
  private:
   std::uint64_t now() const { return std::uint64_t((clock::now() - origin_).count()); }
-  std::uint64_t time_of(const T& tuple) const {
+  auto time_of(const T& tuple) const {
     if constexpr (processing_time)
       return now();
+    else if constexpr (std::is_same_v<tracker, partitioned_watermark>)
+      return partitioned_time(time_(tuple));
     else
       return std::uint64_t(time_(tuple));
   }
@@ -143,7 +149,8 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
   std::shared_ptr<window_report> report_;  // outlives pool_gauge_
   bool report_asked_for_;
   pool_gauge pool_gauge_;  // follows pool_ in the report the user asked for
-  std::uint64_t newest_ = 0, fired_ = 0;
+  tracker watermark_;
+  std::uint64_t fired_ = 0;
   clock::time_point origin_{};  // processing time: when the emitter started
   flow::wake_timer timer_;      // processing time: wakes the emitter every tick
 };
