@@ -35,6 +35,7 @@ struct tick {
   std::uint32_t key;
   std::uint64_t time;
   std::uint32_t value;
+  friend bool operator==(const tick&, const tick&) = default;
 };
 tick tick_of(std::size_t i) {
   return tick{std::uint32_t(i * 7919 % 37), i + (i * 31 % 8), std::uint32_t(i % 1000)};
@@ -227,6 +228,16 @@ TEST(window_checkpoints, time_windows_over_partitioned_time_resume_exactly) {
           return window::partitioned_time{t.key % 3, t.time};
         },
         window_sum, 2, {.partitions = 3});
+  });
+}
+
+// Deduplication by key (the result table's order per key is then the worker's): a key
+// repeats every 37 ticks, so within 80 two of three ticks are left out; the restart falls
+// inside the spans of keys remembered.
+TEST(window_checkpoints, deduplication_resumes_exactly) {
+  expect_exact_after_restart<tick>([] {
+    return window::deduplicate<tick>(window::dedup_window{.within = 80, .lateness = 8}, key_of_tick,
+                                     time_of_tick, 2);
   });
 }
 

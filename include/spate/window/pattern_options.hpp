@@ -28,6 +28,9 @@ struct window_report {
   std::atomic<std::uint64_t> late_tuples{0};
   /// Time windows: tuples late for every window that held them (so in no window).
   std::atomic<std::uint64_t> dropped_tuples{0};
+  /// Deduplication: repeats of an id within the span, left out (the pattern's purpose, so
+  /// never logged).
+  std::atomic<std::uint64_t> duplicate_tuples{0};
   /// Slabs the emitters' slab pools hold now (tuple_memory::slab; 0 with heap). A pool grows
   /// to the most tuples in flight at once and gives its slabs back when the graph's run is
   /// released: after the graph is destroyed or started again, once its last task has let go

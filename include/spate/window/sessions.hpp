@@ -42,11 +42,9 @@ template <class T, class KeyFn, class F>
 auto sessions(processing_time_session_window spec, KeyFn key, F f, std::size_t workers,
               pattern_options options = {}) {
   spec.check();
-  using namespace std::chrono_literals;
-  const auto tick = std::max(spec.gap / 4, std::min(spec.gap, std::chrono::nanoseconds{1ms}));
-  return detail::session_pattern<T>(session_window{std::uint64_t(spec.gap.count()), 0},
-                                    std::move(key), detail::arrival_time{tick}, std::move(f),
-                                    workers, options);
+  return detail::session_pattern<T>(
+      session_window{std::uint64_t(spec.gap.count()), 0}, std::move(key),
+      detail::arrival_time{detail::processing_tick(spec.gap)}, std::move(f), workers, options);
 }
 
 }  // namespace spate::window

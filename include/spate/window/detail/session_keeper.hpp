@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <limits>
 #include <map>
 #include <span>
 #include <tuple>
@@ -22,18 +21,12 @@
 #include <vector>
 
 #include "spate/state/codec.hpp"
+#include "spate/window/detail/time_math.hpp"
 #include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/session_window.hpp"
 #include "spate/window/window_function.hpp"
 
 namespace spate::window::detail {
-
-// a + b, or the largest time when that overflows (a session that never ends by the clock).
-inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a > std::numeric_limits<std::uint64_t>::max() - b
-             ? std::numeric_limits<std::uint64_t>::max()
-             : a + b;
-}
 
 template <class Key, class T, class F>
 class session_keeper {

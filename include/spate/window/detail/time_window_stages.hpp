@@ -25,9 +25,9 @@
 #include "spate/log/log.hpp"
 #include "spate/state/codec.hpp"
 #include "spate/window/detail/arrival_time.hpp"
+#include "spate/window/detail/emitter_time.hpp"
 #include "spate/window/detail/routed_tuple.hpp"
 #include "spate/window/detail/time_window_keeper.hpp"
-#include "spate/window/detail/watermark_tracker.hpp"
 #include "spate/window/detail/window_checkpoints.hpp"
 #include "spate/window/time_window.hpp"
 
@@ -38,8 +38,6 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
                      public std::conditional_t<is_processing_time<TimeFn>, refuses_processing_time,
                                                takes_checkpoints> {
   static constexpr bool processing_time = is_processing_time<TimeFn>;
-  using clock = std::chrono::steady_clock;
-  using tracker = watermark_tracker<T, TimeFn>;
 
  public:
   time_emitter(pattern p, time_window spec, KeyFn key, TimeFn time, std::uint32_t workers,
@@ -47,27 +45,25 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
       : pattern_(p),
         spec_(spec),
         key_(std::move(key)),
-        time_(std::move(time)),
+        time_(std::move(time), spec.lateness, options),
         workers_(workers),
         pool_(make_tuple_pool<T>(options.memory, workers)),
         report_(options.report ? options.report : std::make_shared<window_report>()),
         report_asked_for_(options.report != nullptr),
-        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr),
-        watermark_(spec.lateness, options) {}
+        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr) {}
 
   void on_start() {
-    watermark_.start();
+    time_.start();
     if constexpr (processing_time) {
-      origin_ = clock::now();
-      timer_.start(*this, time_.tick);
+      timer_.start(*this, time_.tick());
     }
   }
   void consume(T& tuple) {
-    const auto stamp = time_of(tuple);
-    const std::uint64_t t = tracker::time_of(stamp);
+    const auto stamp = time_.stamp(tuple);
+    const std::uint64_t t = time_.time_of(stamp);
     const std::uint64_t first = spec_.first_holding(t), last = spec_.last_holding(t);
     if (first <= last) route(tuple, t, std::max(first, fired_), first, last);
-    if (watermark_.observe(stamp)) advance(watermark_.watermark());
+    if (time_.observe(stamp)) advance(time_.watermark());
   }
   // Processing time: the clock moved on (flow/wake_timer.hpp).
   bool has_news() const noexcept
@@ -78,12 +74,12 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
   void on_news()
     requires processing_time
   {
-    if (timer_.take()) advance(now());
+    if (timer_.take()) advance(time_.now());
   }
   void on_stop() {
     if constexpr (processing_time) {
       timer_.stop();
-      advance(now());  // windows that ended before the stream did are complete
+      advance(time_.now());  // windows that ended before the stream did are complete
     }
     const auto late = report_->late_tuples.load(), dropped = report_->dropped_tuples.load();
     if (late != 0 && !report_asked_for_ && spate::log::enabled(spate::log::level::warn)) {
@@ -97,28 +93,19 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
   }
   /// Checkpoints (detail/window_checkpoints.hpp): the watermark's progress (the newest time
   /// seen, per partition with partitioned time), the windows fired.
-  std::pair<typename tracker::kept, std::uint64_t> snapshot_state() const
+  std::pair<typename emitter_time<T, TimeFn>::kept, std::uint64_t> snapshot_state() const
     requires(!processing_time)
   {
-    return {watermark_.snapshot(), fired_};
+    return {time_.snapshot(), fired_};
   }
-  void restore_state(std::pair<typename tracker::kept, std::uint64_t> kept)
+  void restore_state(std::pair<typename emitter_time<T, TimeFn>::kept, std::uint64_t> kept)
     requires(!processing_time)
   {
-    watermark_.restore(std::move(kept.first));
+    time_.restore(std::move(kept.first));
     fired_ = kept.second;
   }
 
  private:
-  std::uint64_t now() const { return std::uint64_t((clock::now() - origin_).count()); }
-  auto time_of(const T& tuple) const {
-    if constexpr (processing_time)
-      return now();
-    else if constexpr (std::is_same_v<tracker, partitioned_watermark>)
-      return partitioned_time(time_(tuple));
-    else
-      return std::uint64_t(time_(tuple));
-  }
   // Fires the windows that end at or before `watermark`: every worker is told.
   void advance(std::uint64_t watermark) {
     if (spec_.fired(watermark) <= fired_) return;
@@ -143,16 +130,14 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
   pattern pattern_;
   time_window spec_;
   KeyFn key_;
-  TimeFn time_;
+  emitter_time<T, TimeFn> time_;
   std::uint32_t workers_;
   std::unique_ptr<memory::slab_pool> pool_;
   std::shared_ptr<window_report> report_;  // outlives pool_gauge_
   bool report_asked_for_;
   pool_gauge pool_gauge_;  // follows pool_ in the report the user asked for
-  tracker watermark_;
   std::uint64_t fired_ = 0;
-  clock::time_point origin_{};  // processing time: when the emitter started
-  flow::wake_timer timer_;      // processing time: wakes the emitter every tick
+  flow::wake_timer timer_;  // processing time: wakes the emitter every tick
 };
 
 // A worker's output: a window's result, or "this worker has passed this watermark".
