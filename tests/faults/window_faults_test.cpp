@@ -173,3 +173,32 @@ TEST(window_faults, a_throwing_session_function_fails_the_graph_by_name) {
   rt.shutdown();
   EXPECT_EQ(live_tuples.load(), 0) << "tuple copies never destroyed";
 }
+
+// A late output that throws fails the graph, naming the emitter it ran on, and loses no tuple.
+TEST(window_faults, a_throwing_late_output_fails_the_graph_by_name) {
+  live_tuples = 0;
+  spate::runtime rt{two_workers()};
+  {
+    std::uint64_t n = 1000;  // every tenth tuple 100 behind: late for every window
+    flow::graph job(flow::pipeline(
+        flow::generate<counted_tuple>(
+            10'000, [](std::size_t i) { return counted_tuple(int(i % 5), std::string(8, 'x')); }),
+        window::key_partitioning<counted_tuple>(
+            window::time_window{.length = 10, .slide = 10}, key_of,
+            [&n](const counted_tuple&) { return ++n % 10 == 0 ? n * 7 - 100 : n * 7; }, count_bytes,
+            2, {.late = window::late_to<counted_tuple>([](counted_tuple&&) {
+                  throw std::runtime_error("no room for late tuples");
+                })}),
+        flow::sink([](const window::window_result<int, std::size_t>&) {})));
+    try {
+      job.run(rt);
+      ADD_FAILURE() << "the graph did not fail";
+    } catch (const flow::node_error& e) {
+      EXPECT_NE(std::string(e.what()).find("kp_emitter"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("no room for late tuples"), std::string::npos)
+          << e.what();
+    }
+  }
+  rt.shutdown();
+  EXPECT_EQ(live_tuples.load(), 0) << "tuple copies never destroyed";
+}

@@ -32,6 +32,7 @@ struct event {
   int key;
   std::uint64_t time;
   std::int64_t value;
+  friend bool operator==(const event&, const event&) = default;
 };
 auto key_of = [](const event& e) { return e.key; };
 auto stamped = [](const event& e) { return partitioned_time{e.partition, e.time}; };
@@ -135,6 +136,15 @@ per_key sequential(const std::vector<event>& in, time_window spec, std::uint64_t
   for (auto& [key, windows] : open)
     for (auto& [w, v] : windows) out[key].push_back({key, w, v.first, false, v.second});
   return out;
+}
+
+template <class Pattern>
+std::size_t run_events(const std::vector<event>& in, Pattern pattern) {
+  std::size_t n = 0;
+  flow::graph job(
+      flow::pipeline(flow::from_range(in), std::move(pattern), flow::sink([&](event&) { ++n; })));
+  job.run();
+  return n;
 }
 
 template <class Result, class Pattern>
@@ -255,6 +265,66 @@ TEST(partitioned_watermarks, an_expected_partition_that_never_sends_holds_until_
   EXPECT_EQ(held.first, 0u);
   const auto released = run_quiet({.idle_after = 20ms, .partitions = 3}, false);
   EXPECT_GT(released.first, 10u);
+}
+
+// Late tuples to a side output (late_output.hpp): the tuples a pattern leaves out go to the
+// function instead, each once, in arrival order, for time windows, sessions, deduplication
+// and joins alike; a late output of another tuple type is refused naming both.
+TEST(late_output, the_tuples_left_out_go_to_the_function_each_once) {
+  // With one watermark the lagging partitions' tuples are late; a partitioned run of the same
+  // stream says which tuples the windows did take.
+  const auto stream = lagging_partitions(4000, 400, 10, 8);
+  std::vector<event> to_side;
+  auto report = std::make_shared<window_report>();
+  const time_window spec{.length = 100, .slide = 100, .lateness = 20};
+  const auto windows = run<window_result<int, std::int64_t>>(
+      stream,
+      key_partitioning<event>(
+          spec, key_of, plain_time, sum, 2,
+          {.report = report, .late = late_to<event>([&](event&& e) { to_side.push_back(e); })}));
+  EXPECT_GT(to_side.size(), 500u);
+  EXPECT_EQ(to_side.size(), report->dropped_tuples.load());
+  std::int64_t in_windows = 0, total = 0, aside = 0;
+  for (const auto& [key, list] : windows)
+    for (const auto& r : list) in_windows += r.value;  // tumbling: each tuple in one window
+  for (const event& e : stream) total += e.value;
+  for (const event& e : to_side) aside += e.value;
+  EXPECT_EQ(in_windows + aside, total) << "every tuple in a window or aside";
+  // In arrival order: the tuples aside are a subsequence of the stream.
+  std::size_t at = 0;
+  for (const event& e : stream)
+    if (at < to_side.size() && e == to_side[at]) ++at;
+  EXPECT_EQ(at, to_side.size()) << "aside out of arrival order";
+  // Sessions (a tuple late for its own interval) and deduplication (behind the watermark):
+  // counted and aside alike.
+  std::vector<event> session_side;
+  auto session_report = std::make_shared<window_report>();
+  (void)run<session_result<int, std::int64_t>>(
+      stream, sessions<event>(session_window{.gap = 30, .lateness = 20}, key_of, plain_time, sum, 2,
+                              {.report = session_report, .late = late_to<event>([&](event&& e) {
+                                                           session_side.push_back(e);
+                                                         })}));
+  EXPECT_EQ(session_side.size(), session_report->late_tuples.load());
+  EXPECT_GT(session_side.size(), 500u);
+  std::vector<event> dedup_side;
+  (void)run_events(
+      stream,
+      deduplicate<event>(dedup_window{.within = 5, .lateness = 20},
+                         [](const event& e) { return e.value; }, plain_time, 2,
+                         {.late = late_to<event>([&](event&& e) { dedup_side.push_back(e); })}));
+  EXPECT_GT(dedup_side.size(), 500u);
+}
+
+TEST(late_output, one_of_another_tuple_type_is_refused_naming_both) {
+  try {
+    (void)key_partitioning<event>(time_window{.length = 10, .slide = 10}, key_of, plain_time, sum,
+                                  1, {.late = late_to<int>([](int&&) {})});
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("takes tuples of type int"), std::string::npos) << what;
+    EXPECT_NE(what.find("event"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "spate/window/late_output.hpp"
+
 namespace spate::window {
 
 /// Where the emitter's copy of each tuple lives.
@@ -54,6 +56,9 @@ struct pattern_options {
   /// watermark back from the start, before they first send (until idle_after, if set);
   /// zero: a partition counts from its first tuple.
   std::uint32_t partitions = 0;
+  /// Time patterns: where the tuples left out as late go (window::late_to<T>(f),
+  /// late_output.hpp); null: nowhere (they are counted in the report either way).
+  std::shared_ptr<late_output_base> late = nullptr;
 };
 
 }  // namespace spate::window

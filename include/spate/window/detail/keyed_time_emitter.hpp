@@ -75,7 +75,8 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
         workers_(workers),
         step_(std::max<std::uint64_t>(spec.announce_every, 1)),
         report_(options.report ? options.report : std::make_shared<window_report>()),
-        report_asked_for_(options.report != nullptr) {}
+        report_asked_for_(options.report != nullptr),
+        late_(late_output_for<T>(options.late, spec.pattern)) {}
 
   void on_start() {
     time_.start();
@@ -91,6 +92,7 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
     if (saturating_add(t, spec_.horizon) < watermark) {  // what it would meet may be gone: late
       report_->late_tuples.fetch_add(1, std::memory_order_relaxed);
       report_->dropped_tuples.fetch_add(1, std::memory_order_relaxed);
+      if (late_) (*late_)(std::move(tuple));
       return;
     }
     const auto worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key_(tuple)) % workers_);
@@ -116,7 +118,7 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
     // Sessions the watermark has passed are complete, announced or not yet.
     if (watermark_now() > announced_) announce(watermark_now());
     const auto late = report_->late_tuples.load();
-    if (late != 0 && !report_asked_for_ && spate::log::enabled(spate::log::level::warn)) {
+    if (late != 0 && !report_asked_for_ && !late_ && spate::log::enabled(spate::log::level::warn)) {
       spate::log::write(spate::log::level::warn, spec_.pattern,
                         std::to_string(late) +
                             " late tuples arrived behind the watermark and were left out; "
@@ -158,6 +160,7 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
   std::uint64_t step_;  // event time: how far the watermark moves between announcements
   std::shared_ptr<window_report> report_;
   bool report_asked_for_;
+  std::shared_ptr<const late_output<T>> late_;  // null: late tuples go nowhere
   std::uint64_t announced_ = 0;
   flow::wake_timer timer_;  // processing time: wakes the emitter every tick
 };

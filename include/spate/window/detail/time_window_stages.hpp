@@ -50,7 +50,8 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
         pool_(make_tuple_pool<T>(options.memory, workers)),
         report_(options.report ? options.report : std::make_shared<window_report>()),
         report_asked_for_(options.report != nullptr),
-        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr) {}
+        pool_gauge_(pool_.get(), report_asked_for_ ? report_.get() : nullptr),
+        late_(late_output_for<T>(options.late, "time window pattern")) {}
 
   void on_start() {
     time_.start();
@@ -82,7 +83,7 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
       advance(time_.now());  // windows that ended before the stream did are complete
     }
     const auto late = report_->late_tuples.load(), dropped = report_->dropped_tuples.load();
-    if (late != 0 && !report_asked_for_ && spate::log::enabled(spate::log::level::warn)) {
+    if (late != 0 && !report_asked_for_ && !late_ && spate::log::enabled(spate::log::level::warn)) {
       spate::log::write(spate::log::level::warn, "window",
                         std::to_string(late) +
                             " late tuples arrived after some of their windows fired (" +
@@ -120,6 +121,7 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
     if (open_from > first) report_->late_tuples.fetch_add(1, std::memory_order_relaxed);
     if (open_from > last) {
       report_->dropped_tuples.fetch_add(1, std::memory_order_relaxed);
+      if (late_) (*late_)(std::move(tuple));
       return;
     }
     multicast_tuple(pattern_, key_(tuple), open_from, last, workers_, pool_.get(), std::move(tuple),
@@ -135,7 +137,8 @@ class time_emitter : public flow::node<T, routed_tuple<T>>,
   std::unique_ptr<memory::slab_pool> pool_;
   std::shared_ptr<window_report> report_;  // outlives pool_gauge_
   bool report_asked_for_;
-  pool_gauge pool_gauge_;  // follows pool_ in the report the user asked for
+  pool_gauge pool_gauge_;                       // follows pool_ in the report the user asked for
+  std::shared_ptr<const late_output<T>> late_;  // null: late tuples go nowhere
   std::uint64_t fired_ = 0;
   flow::wake_timer timer_;  // processing time: wakes the emitter every tick
 };
@@ -255,6 +258,7 @@ auto time_window_pattern(pattern p, time_window spec, KeyFn key, TimeFn time, F 
                          std::size_t workers, pattern_options options) {
   spec.check();
   check_workers(workers);
+  (void)late_output_for<T>(options.late, "time window pattern");  // refused here, not at start
   using worker_type = time_worker<T, KeyFn, F>;
   using result_type = typename time_window_keeper<key_of<T, KeyFn>, T, F>::result_type;
   return assemble_window_pattern<T>(
