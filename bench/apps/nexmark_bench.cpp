@@ -1,6 +1,7 @@
 // spate-bench nexmark: a Nexmark query (examples/apps/nexmark) over `events` events, as
 // source → farm of `replicas` → sink (topology=parallel: `replicas` sources, each chained to
-// its query unless chaining=off, → sink), the sink folding every row into the digest the
+// its query unless chaining=off, → sink; q11: source → its `replicas` session workers →
+// sink), the sink folding every row into the digest the
 // sequential run gives (a run whose rows differ fails). source=generator makes the events as
 // it sends them; source=file loads events_file (nexmark generate) before the clock starts and
 // sends each event once, moved out of memory — what the Flink program (bench/flink/
@@ -22,6 +23,7 @@
 #include "../../examples/apps/common/text_input.hpp"
 #include "../../examples/apps/nexmark/generator.hpp"
 #include "../../examples/apps/nexmark/queries.hpp"
+#include "../../examples/apps/nexmark/windowed_queries.hpp"
 #include "../runner/bench_registry.hpp"
 #include "../runner/measure.hpp"
 #include "../runner/spate_config.hpp"
@@ -162,8 +164,15 @@ std::shared_ptr<std::vector<nx::event>> load(const std::string& path, std::uint6
   return std::make_shared<std::vector<nx::event>>(std::move(input.records));
 }
 
-template <class Row, auto Of>
-json run_query(const bench_params& p) {
+// The options every query run takes, checked.
+struct run_options {
+  std::uint64_t count;
+  std::size_t replicas;
+  std::string source, topology, chaining;
+  nx::generator generator;
+  std::shared_ptr<std::vector<nx::event>> loaded;  // source=file
+};
+run_options checked_options(const bench_params& p) {
   const auto count = std::uint64_t(p.integer("events"));
   const auto replicas = std::size_t(p.integer("replicas"));
   if (count == 0) throw usage_error("nexmark: --events must be > 0");
@@ -181,14 +190,53 @@ json run_query(const bench_params& p) {
     throw usage_error("nexmark: --chaining must be on or off");
   if (topology == "single" && chaining == "off")
     throw usage_error("nexmark: --topology=single has nothing to chain (source -> farm -> sink)");
-  const nx::generator g(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))});
-  std::shared_ptr<std::vector<nx::event>> loaded;
-  if (source == "file") loaded = load(p.text("events_file"), count);
+  run_options o{
+      count,    replicas,
+      source,   topology,
+      chaining, nx::generator(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))}),
+      nullptr};
+  if (source == "file") o.loaded = load(p.text("events_file"), count);
+  return o;
+}
 
+// What the sink saw, checked against the sequential run, and the run's metrics.
+struct sink_tally {
+  std::uint64_t rows = 0, digest = 0;
+  std::vector<std::int64_t> latencies;  // every 16th row
+  template <class Row>
+  void add(const Row& r) {
+    digest += r.digest();
+    if (++rows % 16 == 0) latencies.push_back(apps::steady_ns() - r.stamp_ns);
+  }
+};
+void finish(json& m, const bench_params& p, const run_options& o, sink_tally& got,
+            std::uint64_t expected_rows, std::uint64_t expected_digest,
+            const std::vector<mark>& marks) {
+  if (got.rows != expected_rows || got.digest != expected_digest) {
+    throw std::runtime_error("nexmark " + p.text("query") + ": " + std::to_string(got.rows) +
+                             " rows, the sequential run gives " + std::to_string(expected_rows) +
+                             (got.rows == expected_rows ? " (digests differ)" : ""));
+  }
+  const double wall = m["wall_s"].get<double>();
+  m["events_per_s"] = double(o.count) / wall;
+  m["events_per_core_s"] = double(o.count) / (wall * m["cpu_pct"].get<double>() / 100.0);
+  m["rows"] = got.rows;
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(got.digest));
+  m["digest"] = hex;  // the same as the Flink program's for the same events
+  m["topology"] = o.topology;
+  m["chaining"] = o.chaining;
+  add_steady_rate(m, marks);
+  add_latency_metrics(m, std::move(got.latencies));
+}
+
+template <class Row, auto Of>
+json run_query(const bench_params& p) {
+  run_options o = checked_options(p);
   // The digest a one-thread loop gives, made before the clock starts.
   std::uint64_t expected_rows = 0, expected_digest = 0;
-  for (std::uint64_t n = 0; n < count; ++n) {
-    nx::event e = loaded ? (*loaded)[n] : g.at(n);
+  for (std::uint64_t n = 0; n < o.count; ++n) {
+    nx::event e = o.loaded ? (*o.loaded)[n] : o.generator.at(n);
     if (Row row; Of(e, row)) {
       ++expected_rows;
       expected_digest += row.digest();
@@ -196,56 +244,75 @@ json run_query(const bench_params& p) {
   }
 
   spate::runtime rt(spate_runtime_config(p));
-  std::uint64_t rows = 0, digest = 0;
-  std::vector<std::int64_t> latencies;
+  sink_tally got;
   std::vector<mark> marks;
-  latencies.reserve(std::size_t(expected_rows / 16 + 1));
-  marks.reserve(std::size_t(count / mark_every + 1));
-  auto sink = flow::sink([&](Row& r) {
-    digest += r.digest();
-    if (++rows % 16 == 0) latencies.push_back(apps::steady_ns() - r.stamp_ns);
-  });
+  got.latencies.reserve(std::size_t(expected_rows / 16 + 1));
+  marks.reserve(std::size_t(o.count / mark_every + 1));
+  auto sink = flow::sink([&](Row& r) { got.add(r); });
   auto query = nx::stateless_query<Row, Of>().named(p.text("query"));
   json m;
-  if (topology == "parallel") {
+  if (o.topology == "parallel") {
     shared_progress progress;
-    progress.marks.reserve(std::size_t(count / mark_every + replicas + 1));
-    auto worker = flow::pipeline(flow::make_stage<take_share_source>(loaded, &progress), query);
-    if (chaining == "on") {
-      flow::graph job(flow::pipeline(flow::farm(worker, replicas), sink));
+    progress.marks.reserve(std::size_t(o.count / mark_every + o.replicas + 1));
+    auto worker = flow::pipeline(flow::make_stage<take_share_source>(o.loaded, &progress), query);
+    if (o.chaining == "on") {
+      flow::graph job(flow::pipeline(flow::farm(worker, o.replicas), sink));
       timed_run(m, [&] { job.run(rt); });
     } else {
-      flow::graph job(flow::pipeline(flow::farm(flow::unchained(worker), replicas), sink));
+      flow::graph job(flow::pipeline(flow::farm(flow::unchained(worker), o.replicas), sink));
       timed_run(m, [&] { job.run(rt); });
     }
     std::sort(progress.marks.begin(), progress.marks.end(),
               [](const mark& a, const mark& b) { return a.time_ns < b.time_ns; });
     marks = std::move(progress.marks);
-  } else if (loaded) {
+  } else if (o.loaded) {
     flow::graph job(
-        nx::pipeline(flow::make_stage<take_source>(loaded, &marks), query, sink, replicas));
+        nx::pipeline(flow::make_stage<take_source>(o.loaded, &marks), query, sink, o.replicas));
+    timed_run(m, [&] { job.run(rt); });
+  } else {
+    flow::graph job(nx::pipeline(flow::make_stage<generating_source>(o.generator, o.count, &marks),
+                                 query, sink, o.replicas));
+    timed_run(m, [&] { job.run(rt); });
+  }
+  finish(m, p, o, got, expected_rows, expected_digest, marks);
+  return m;
+}
+
+// q11 (sessions, windowed_queries.hpp): source → bids → `replicas` session workers → rows →
+// sink. One source only: the session emitter is the graph's one place where time advances.
+json run_q11(const bench_params& p) {
+  run_options o = checked_options(p);
+  if (o.topology != "single") throw usage_error("nexmark: q11 runs --topology=single");
+  std::vector<nx::event> events;
+  if (!o.loaded) {
+    events.reserve(std::size_t(o.count));
+    for (std::uint64_t n = 0; n < o.count; ++n) events.push_back(o.generator.at(n));
+  }
+  std::uint64_t expected_rows = 0, expected_digest = 0;
+  for (const nx::q11_row& row : nx::q11_sequential(o.loaded ? *o.loaded : events)) {
+    ++expected_rows;
+    expected_digest += row.digest();
+  }
+  events = {};
+
+  spate::runtime rt(spate_runtime_config(p));
+  sink_tally got;
+  std::vector<mark> marks;
+  got.latencies.reserve(std::size_t(expected_rows / 16 + 1));
+  marks.reserve(std::size_t(o.count / mark_every + 1));
+  auto sink = flow::sink([&](nx::q11_row& r) { got.add(r); });
+  json m;
+  if (o.loaded) {
+    flow::graph job(
+        flow::pipeline(flow::make_stage<take_source>(o.loaded, &marks), nx::q11(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
   } else {
     flow::graph job(
-        nx::pipeline(flow::make_stage<generating_source>(g, count, &marks), query, sink, replicas));
+        flow::pipeline(flow::make_stage<generating_source>(o.generator, o.count, &marks),
+                       nx::q11(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
   }
-  if (rows != expected_rows || digest != expected_digest) {
-    throw std::runtime_error("nexmark " + p.text("query") + ": " + std::to_string(rows) +
-                             " rows, the sequential run gives " + std::to_string(expected_rows) +
-                             (rows == expected_rows ? " (digests differ)" : ""));
-  }
-  const double wall = m["wall_s"].get<double>();
-  m["events_per_s"] = double(count) / wall;
-  m["events_per_core_s"] = double(count) / (wall * m["cpu_pct"].get<double>() / 100.0);
-  m["rows"] = rows;
-  char hex[20];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
-  m["digest"] = hex;  // the same as the Flink program's for the same events
-  m["topology"] = topology;
-  m["chaining"] = chaining;
-  add_steady_rate(m, marks);
-  add_latency_metrics(m, std::move(latencies));
+  finish(m, p, o, got, expected_rows, expected_digest, marks);
   return m;
 }
 
@@ -279,8 +346,9 @@ json nexmark_bench(const bench_params& p) {
   if (q == "q14") return run_query<nx::q14_row, nx::q14_of>(p);
   if (q == "q21") return run_query<nx::q21_row, nx::q21_of>(p);
   if (q == "q22") return run_query<nx::q22_row, nx::q22_of>(p);
+  if (q == "q11") return run_q11(p);
   if (q == "generate") return generate_only(p);
-  throw usage_error("nexmark: --query must be q0, q1, q2, q13, q14, q21, q22 or generate");
+  throw usage_error("nexmark: --query must be q0, q1, q2, q11, q13, q14, q21, q22 or generate");
 }
 
 }  // namespace

@@ -181,7 +181,8 @@ void define_benchmarks(bench_registry& r) {
             {"records", "200000"},
             {"model", "data/fraud-detection/model.txt"}});
   r.define("nexmark",
-           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q13, q14, q21, q22; generate: the "
+           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q11, q13, q14, q21, q22; generate: "
+           "the "
            "generator alone on "
            "one thread) over `events` events, source -> farm of `replicas` -> sink; "
            "source=generator makes the events as it sends them, source=file loads events_file "

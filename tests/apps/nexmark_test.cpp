@@ -18,6 +18,7 @@
 #include "../../examples/apps/common/text_input.hpp"
 #include "../../examples/apps/nexmark/generator.hpp"
 #include "../../examples/apps/nexmark/queries.hpp"
+#include "../../examples/apps/nexmark/windowed_queries.hpp"
 #include "../temp_dir.hpp"
 
 namespace flow = spate::flow;
@@ -419,6 +420,51 @@ TEST(nexmark_queries, a_graph_fed_from_the_events_file_gives_the_generators_rows
                    flow::sink([&](nx::q0_row& r) { from_generator += r.digest(); }), 2));
   generated.run();
   EXPECT_EQ(from_file, from_generator);
+}
+
+// q11 at 500 events per second of event time, so that 30,000 events span a minute and
+// bidders' sessions (10 s gap) break: the reference groups each bidder's bids in time order
+// and cuts where two are more than 10 s apart.
+TEST(nexmark_queries, q11_counts_each_bidders_bids_per_session) {
+  const nx::generator slow(nx::generator_config{.first_event_rate = 500});
+  constexpr std::uint64_t events = 30'000;
+  std::map<std::int64_t, std::vector<std::int64_t>> times;  // per bidder, in arrival order
+  std::vector<nx::event> all;
+  for (nx::event& e : nx::generate(slow, events)) {
+    if (const nx::bid* b = e.as_bid()) times[b->bidder].push_back(b->date_time);
+    all.push_back(e);
+  }
+  std::vector<nx::q11_row> expected;
+  for (auto& [bidder, list] : times) {
+    ASSERT_TRUE(std::is_sorted(list.begin(), list.end())) << "the reference assumes time order";
+    std::size_t first = 0;
+    for (std::size_t i = 1; i <= list.size(); ++i)
+      if (i == list.size() || list[i] - list[i - 1] > 10'000) {
+        expected.push_back({bidder, std::int64_t(i - first), list[first], list[i - 1] + 10'000, 0});
+        first = i;
+      }
+  }
+  ASSERT_GT(expected.size(), times.size() + 100) << "sessions should break";
+  const auto by_bidder_and_start = [](std::vector<nx::q11_row>& rows) {
+    std::sort(rows.begin(), rows.end(), [](const nx::q11_row& a, const nx::q11_row& b) {
+      return std::pair(a.bidder, a.start) < std::pair(b.bidder, b.start);
+    });
+  };
+  by_bidder_and_start(expected);
+  auto sequential = nx::q11_sequential(all);
+  by_bidder_and_start(sequential);
+  EXPECT_TRUE(sequential == expected) << "the benchmark's one-thread loop";
+  for (std::size_t workers : {1u, 2u, 3u}) {
+    SCOPED_TRACE(std::to_string(workers) + " session workers");
+    std::vector<nx::q11_row> got;
+    flow::graph job(flow::pipeline(flow::make_stage<nx::generator_source>(slow, events),
+                                   nx::q11(workers),
+                                   flow::sink([&](nx::q11_row& r) { got.push_back(r); })));
+    job.run();
+    by_bidder_and_start(got);
+    EXPECT_EQ(got.size(), expected.size());
+    EXPECT_TRUE(got == expected) << "the rows differ from the reference";
+  }
 }
 
 }  // namespace

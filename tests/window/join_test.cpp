@@ -50,12 +50,16 @@ std::uint64_t time_of(const event& e) {
   return e.index() == 0 ? std::get<0>(e).time : std::get<1>(e).time;
 }
 
-// Orders and payments of 7 customers, times ~3 apart disordered by up to `jitter`.
-std::vector<event> shop(std::size_t n, std::uint64_t jitter, unsigned seed) {
+// Orders and payments of 7 customers, times ~3 apart from `base` on, disordered by up to
+// `jitter` (and never below 0).
+std::vector<event> shop(std::size_t n, std::uint64_t jitter, unsigned seed,
+                        std::uint64_t base = 5000) {
   std::mt19937 random{seed};
   std::vector<event> out;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t t = 5000 + i * 3 - jitter + random() % (2 * jitter + 1);
+    const std::int64_t v =
+        std::int64_t(base + i * 3 + random() % (2 * jitter + 1)) - std::int64_t(jitter);
+    const std::uint64_t t = std::uint64_t(std::max<std::int64_t>(v, 0));
     const int customer = int(random() % 7);
     if (random() % 2 == 0)
       out.push_back(order{customer, t, int(i)});
@@ -119,7 +123,8 @@ TEST(interval_join, matches_the_sequential_reference_with_late_data_and_any_boun
                                     {.lower = 5, .upper = 60, .lateness = 5}};
   std::size_t pairs = 0, lates = 0;
   for (const interval_bounds& b : bounds) {
-    const auto stream = shop(4000, 12, unsigned(b.upper + 100));
+    // From time 0: the range lookups clamp at 0 for the earliest tuples.
+    const auto stream = shop(4000, 12, unsigned(b.upper + 100), b.lower < 0 ? 0 : 5000);
     std::uint64_t late = 0;
     const per_customer expected = interval_reference(stream, b, late);
     for (const auto& [c, list] : expected) pairs += list.size();

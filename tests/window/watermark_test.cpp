@@ -67,6 +67,23 @@ TEST(partitioned_watermarks,
   EXPECT_EQ(restored.watermark(), 790u);  // partition 1's 800 - 10
 }
 
+TEST(partitioned_watermarks, numbers_skipped_below_a_partition_hold_nothing_back) {
+  // Partitions 3 and 5 only (Kafka partitions a consumer was given): slots 0 .. 4 exist, but
+  // only partitions that sent, or were named by `partitions`, count.
+  detail::partitioned_watermark w(0, pattern_options{});
+  w.start();
+  EXPECT_TRUE(w.observe({5, 100}));
+  EXPECT_EQ(w.watermark(), 100u);
+  EXPECT_FALSE(w.observe({3, 50}));  // joins behind: the watermark stays (it never moves back)
+  EXPECT_FALSE(w.observe({5, 300}));
+  EXPECT_TRUE(w.observe({3, 200}));
+  EXPECT_EQ(w.watermark(), 200u);
+  detail::partitioned_watermark expected(0, pattern_options{.partitions = 2});
+  expected.start();
+  EXPECT_FALSE(expected.observe({5, 100}));  // 0 and 1 named: held until they send
+  EXPECT_EQ(expected.watermark(), 0u);
+}
+
 TEST(partitioned_watermarks, a_partition_number_out_of_range_is_refused_naming_it) {
   detail::partitioned_watermark w(0, pattern_options{});
   w.start();
@@ -199,6 +216,24 @@ TEST(partitioned_watermarks, sessions_follow_the_slowest_partition_too) {
     for (const result& r : list) total += r.value;
   for (const event& e : stream) expected_total += e.value;
   EXPECT_EQ(total, expected_total) << "every tuple in exactly one session";
+}
+
+// Sessions, deduplication and joins leave a late tuple out, but its partition still counts:
+// a partition whose first tuples are late holds the watermark back from then on, so its
+// later tuples are on time.
+TEST(partitioned_watermarks, a_partition_that_starts_late_is_held_for_from_then_on) {
+  std::vector<event> stream;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    stream.push_back({0, 0, 1000 + i, 1});
+    stream.push_back({1, 1, 600 + i, 1});  // 400 behind, unannounced
+  }
+  auto report = std::make_shared<window_report>();
+  (void)run<session_result<int, std::int64_t>>(
+      stream, sessions<event>(session_window{.gap = 30, .lateness = 20}, key_of, stamped, sum, 2,
+                              {.report = report}));
+  // Late until partition 1 catches up with the watermark the first tuple found (980 − 30).
+  EXPECT_GT(report->late_tuples.load(), 300u);
+  EXPECT_LT(report->late_tuples.load(), 400u);
 }
 
 // Partition 0 sends `early` events at times 0 .. early - 1 and falls silent; partition 1

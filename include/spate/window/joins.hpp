@@ -45,11 +45,18 @@ struct interval_bounds {
   /// How far behind the newest time a tuple may arrive and still be joined.
   std::uint64_t lateness = 0;
 
+  /// The largest bound either way (times are below 2^63, bounds within ±2^62, so that their
+  /// sums never overflow).
+  static constexpr std::int64_t max_bound = std::int64_t(1) << 62;
+
   /// Throws std::invalid_argument naming the values.
   void check() const {
     if (lower > upper)
       throw std::invalid_argument("interval_bounds: lower " + std::to_string(lower) +
                                   " is above upper " + std::to_string(upper));
+    if (lower < -max_bound || upper > max_bound)
+      throw std::invalid_argument("interval_bounds: [" + std::to_string(lower) + ", " +
+                                  std::to_string(upper) + "] is beyond ±2^62");
   }
 };
 

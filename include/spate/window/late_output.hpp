@@ -1,15 +1,17 @@
 #pragma once
 // A side output for late tuples: what a time pattern leaves out as late — a tuple late for
-// every window that would have held it, a session's or a join's tuple behind the watermark,
-// a deduplicated stream's tuple it can no longer judge — goes to a function instead of
-// nowhere:
+// every window that would have held it, a session's tuple whose interval the watermark has
+// passed, a join's or a deduplication's tuple behind the watermark — goes to a function
+// instead of nowhere:
 //
 //   auto late = window::late_to<reading>([&](reading&& r) { corrections.push_back(r); });
 //   window::key_partitioning<reading>(spec, key, time, f, 2, {.report = report, .late = late});
 //
 // The function runs on the pattern's emitter, once per late tuple, in arrival order, and
 // is handed the tuple itself (moved). It is the emitter's work: a slow function slows the
-// pattern, and an exception fails the graph, naming the emitter. The report's late_tuples
+// pattern, and an exception fails the graph, naming the emitter. One late output given to
+// several patterns is called from each one's emitter, on different threads at once: its
+// function must then be thread-safe. The report's late_tuples
 // and dropped_tuples count the tuples either way. For a join the tuple type is the input's
 // std::variant<L, R>.
 //

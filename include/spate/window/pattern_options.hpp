@@ -23,12 +23,15 @@ enum class tuple_memory {
   heap,  ///< envelopes from operator new / delete (the paper's "wrap-std")
 };
 
-/// What a window pattern counts as it runs. Atomics: the pattern's emitter writes, any
-/// thread reads. Several patterns (or runs) may share one report: their counts add up.
+/// What a window pattern counts as it runs. Atomics: the pattern's emitter writes (and
+/// deduplication's workers, duplicate_tuples), any thread reads. Several patterns (or runs) may
+/// share one report: their counts add up.
 struct window_report {
-  /// Time windows: tuples that arrived after at least one of their windows fired.
+  /// Time patterns: tuples that arrived late (time windows: after at least one of their
+  /// windows fired; sessions, deduplication, joins: see their headers).
   std::atomic<std::uint64_t> late_tuples{0};
-  /// Time windows: tuples late for every window that held them (so in no window).
+  /// Time patterns: late tuples left out (time windows: late for every window that held
+  /// them, so in no window; the others leave out every late tuple).
   std::atomic<std::uint64_t> dropped_tuples{0};
   /// Deduplication: repeats of an id within the span, left out (the pattern's purpose, so
   /// never logged).

@@ -1,15 +1,16 @@
 #pragma once
 // Session windows: a key's session is a run of its tuples with no pause longer than `gap`
-// between them. Each tuple at time t opens the interval [t, t + gap); intervals of one key
-// that overlap are one session, whose end is its newest tuple's time + gap. So sessions
+// between them. Each tuple at time t spans the closed interval [t, t + gap]; intervals of one
+// key that touch are one session, whose end is its newest tuple's time + gap. So sessions
 // have no fixed start or length, and a tuple arriving out of order may join two sessions
 // into one (they merge, window functions and all).
 //
 // Event time: progress is the watermark of the time windows (time_window.hpp), the largest
-// time seen so far − lateness. A session fires once the watermark reaches its end. A tuple
-// whose own interval ended at or before the watermark (t + gap <= watermark) is *late*: its
-// session may have fired already, so it is counted in window_report::late_tuples and
-// dropped_tuples and left out. A tuple that is not late never joins a session that has
+// time seen so far − lateness (per partition with partitioned_time: event_time.hpp). A
+// session fires once the watermark has passed its end (end < watermark). A tuple whose own
+// interval the watermark has passed (t + gap < watermark) is *late*: its session may have
+// fired already, so it is counted in window_report::late_tuples and dropped_tuples and left
+// out (or sent to pattern_options::late). A tuple that is not late never joins a session that has
 // fired; one that would have bridged to it starts a session of its own (as in Flink, whose
 // fired sessions are gone too).
 //

@@ -7,7 +7,8 @@
 // An emitter and a farm of `workers` session workers: every session of a key lives in one
 // worker, chosen by the key's std::hash (Key Partitioning; Window Farming does not apply,
 // as a session's extent is known only once it has ended). Each tuple is moved to its worker
-// once, with no copy; options.memory is not used. Results are session_result{key, start, end,
+// (no envelope: it has one receiver; a non-incremental function's worker keeps a copy);
+// options.memory is not used. Results are session_result{key, start, end,
 // value, complete, tuples}, per key in start order (keys interleave as the workers finish);
 // at the end of the stream the sessions still open fire with complete == false. The window
 // function is either form of window_function.hpp; an incremental one needs a merge. A

@@ -1,9 +1,12 @@
 #pragma once
-// One worker's memory of ids, for window::deduplicate (deduplicate.hpp): per id, the time
-// of the last tuple that passed. A tuple at t whose id is remembered at k is a duplicate
-// when |t − k| <= within; otherwise it passes and is remembered instead. An id is forgotten
-// once the watermark has passed k + within: a tuple on time (t >= watermark) can then no
-// longer be within `within` of k, so forgetting never lets a duplicate through.
+// One worker's memory of ids, for window::deduplicate (deduplicate.hpp): per id, the times of
+// the tuples that passed and are still remembered. A tuple at t is a duplicate when some
+// remembered time k of its id has |t − k| <= within; otherwise it passes and t is remembered
+// too (out of order, a tuple may pass more than `within` before one that passed: both spans
+// then hold). Each time k is forgotten once the watermark has passed k + within: a tuple on
+// time (t >= watermark) can then no longer be within `within` of k, so forgetting never lets
+// a duplicate through.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -22,8 +25,8 @@ template <class Id>
 class dedup_keeper {
  public:
   /// A checkpoint's copy: the span and lateness (a shape, checked at restore), and per id
-  /// the time of the tuple that passed.
-  using kept = std::pair<window_shape, std::unordered_map<Id, std::uint64_t>>;
+  /// the remembered times of the tuples that passed.
+  using kept = std::pair<window_shape, std::unordered_map<Id, std::vector<std::uint64_t>>>;
   static constexpr bool checkpointable = state::encodable<kept>;
 
   dedup_keeper(std::uint64_t within, std::uint64_t lateness)
@@ -31,23 +34,27 @@ class dedup_keeper {
 
   // Whether a tuple with `id` at `time` passes (and is remembered).
   bool admit(const Id& id, std::uint64_t time) {
-    const auto [it, fresh] = passed_.try_emplace(id, time);
-    if (!fresh) {
-      const std::uint64_t k = it->second;
+    std::vector<std::uint64_t>& times = passed_[id];
+    for (const std::uint64_t k : times)
       if ((time >= k ? time - k : k - time) <= within_) return false;
-      it->second = time;
-    }
+    times.push_back(time);
     expiry_.push({saturating_add(time, within_), id});
     return true;
   }
 
-  // Forgets the ids whose span the watermark has passed.
+  // Forgets the times whose span the watermark has passed (and an id with none left).
   void advance(std::uint64_t watermark) {
     while (!expiry_.empty() && expiry_.top().first < watermark) {
       const auto& [at, id] = expiry_.top();
       const auto it = passed_.find(id);
-      // A later pass of the id pushed a later expiry; this one is stale then.
-      if (it != passed_.end() && saturating_add(it->second, within_) == at) passed_.erase(it);
+      if (it != passed_.end()) {
+        std::vector<std::uint64_t>& times = it->second;
+        const auto k = std::find_if(times.begin(), times.end(), [&](std::uint64_t t) {
+          return saturating_add(t, within_) == at;
+        });
+        if (k != times.end()) times.erase(k);
+        if (times.empty()) passed_.erase(it);
+      }
       expiry_.pop();
     }
   }
@@ -62,9 +69,9 @@ class dedup_keeper {
     check_window_shape(k.first, shape());
     passed_ = std::move(k.second);
     expiry_ = {};
-    for (const auto& [id, time] : passed_) {
+    for (const auto& [id, times] : passed_) {
       if (!owns_key(id)) foreign_key();
-      expiry_.push({saturating_add(time, within_), id});
+      for (const std::uint64_t time : times) expiry_.push({saturating_add(time, within_), id});
     }
   }
 
@@ -77,7 +84,7 @@ class dedup_keeper {
   };
 
   std::uint64_t within_, lateness_;
-  std::unordered_map<Id, std::uint64_t> passed_;
+  std::unordered_map<Id, std::vector<std::uint64_t>> passed_;             // usually one time each
   std::priority_queue<expiry, std::vector<expiry>, later_first> expiry_;  // earliest on top
 };
 

@@ -50,7 +50,7 @@ template <class T, class IdFn, class TimeFn>
 auto dedup_pattern(std::uint64_t within, std::uint64_t lateness, IdFn id, TimeFn time,
                    std::size_t workers, pattern_options options) {
   check_workers(workers);
-  (void)late_output_for<T>(options.late, "deduplicate");  // refused here, not at start
+  check_time_options<T>(options, "deduplicate");
   auto report = options.report;
   return flow::pipeline(
       flow::make_stage<keyed_time_emitter<T, IdFn, TimeFn>>(

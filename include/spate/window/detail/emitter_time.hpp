@@ -11,9 +11,18 @@
 #include "spate/window/detail/arrival_time.hpp"
 #include "spate/window/detail/watermark_tracker.hpp"
 #include "spate/window/event_time.hpp"
+#include "spate/window/late_output.hpp"
 #include "spate/window/pattern_options.hpp"
 
 namespace spate::window::detail {
+
+// A time pattern's options, checked when the pattern is built rather than when its graph
+// starts: the late output's tuple type, the partition options' ranges.
+template <class T>
+void check_time_options(const pattern_options& options, const char* pattern) {
+  (void)late_output_for<T>(options.late, pattern);
+  partitioned_watermark::check(options);
+}
 
 template <class T, class TimeFn>
 class emitter_time {

@@ -119,7 +119,7 @@ auto interval_join_pattern(std::int64_t lower, std::int64_t upper, std::uint64_t
                            pattern_options options) {
   check_workers(workers);
   using input = std::variant<L, R>;
-  (void)late_output_for<input>(options.late, "interval_join");  // refused here, not at start
+  check_time_options<input>(options, "interval_join");
   using key_fn = either<LeftKey, RightKey>;
   using time_fn = either<LeftTime, RightTime>;
   key_fn key{std::move(left_key), std::move(right_key)};

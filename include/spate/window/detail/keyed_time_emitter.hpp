@@ -90,6 +90,9 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
     // Processing time: the clock read that gave the tuple its time (never late).
     const std::uint64_t watermark = processing_time ? t : watermark_now();
     if (saturating_add(t, spec_.horizon) < watermark) {  // what it would meet may be gone: late
+      // Its partition still counts: a lagging partition's first tuples make it hold the
+      // watermark back from here (as the time windows' emitter does).
+      if constexpr (!processing_time) time_.observe(stamp);
       report_->late_tuples.fetch_add(1, std::memory_order_relaxed);
       report_->dropped_tuples.fetch_add(1, std::memory_order_relaxed);
       if (late_) (*late_)(std::move(tuple));

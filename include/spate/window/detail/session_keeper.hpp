@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <queue>
 #include <span>
 #include <tuple>
 #include <type_traits>
@@ -75,21 +76,27 @@ class session_keeper {
       joined.held.push_back(tuple);
       joined.arrivals.push_back(next_arrival_++);
     }
+    due_.push({joined.end, start, key});
     sessions.emplace(start, std::move(joined));
   }
 
-  // The watermark reached `watermark`: every session whose end is before it fires, per key
-  // in start order.
+  // The watermark reached `watermark`: every session whose end is before it fires, in end
+  // order, which per key is start order (a key's open sessions are disjoint). The sessions
+  // due are found through `due_`, not by a scan of the keys: a watermark that moves with
+  // every tuple costs only the sessions it fires.
   template <class Emit>
   void advance(std::uint64_t watermark, Emit&& emit) {
-    for (auto it = keys_.begin(); it != keys_.end();) {
-      auto& sessions = it->second;
-      while (!sessions.empty() && sessions.begin()->second.end < watermark) {
-        emit(close(it->first, sessions.begin()->first, sessions.begin()->second, true));
-        sessions.erase(sessions.begin());
-      }
+    while (!due_.empty() && due_.top().end < watermark) {
+      const due d = due_.top();
+      due_.pop();
+      const auto k = keys_.find(d.key);
+      if (k == keys_.end()) continue;
+      const auto s = k->second.find(d.start);
+      if (s == k->second.end() || s->second.end != d.end) continue;  // merged or grown since
+      emit(close(k->first, s->first, s->second, true));
+      k->second.erase(s);
       // A key without open sessions holds no memory: keys come and go (user ids, sessions).
-      it = sessions.empty() ? keys_.erase(it) : std::next(it);
+      if (k->second.empty()) keys_.erase(k);
     }
   }
 
@@ -99,6 +106,7 @@ class session_keeper {
     for (auto& [key, sessions] : keys_)
       for (auto& [start, s] : sessions) emit(close(key, start, s, false));
     keys_.clear();
+    due_ = {};
   }
 
   kept snapshot() const {
@@ -121,6 +129,7 @@ class session_keeper {
     check_window_shape(std::get<0>(k), shape());
     next_arrival_ = std::get<1>(k);
     keys_.clear();
+    due_ = {};
     for (auto& [key, sessions] : std::get<2>(k)) {
       if (!owns_key(key)) foreign_key();
       auto& open = keys_[key];
@@ -131,6 +140,7 @@ class session_keeper {
         } else {
           std::tie(s.end, s.held, s.arrivals, s.tuples) = std::move(ks);
         }
+        due_.push({s.end, start, key});
       }
     }
   }
@@ -180,8 +190,19 @@ class session_keeper {
                          complete, s.tuples};
   }
 
+  // A session's end, start and key, for the watermark to find; entries of sessions that
+  // merged or grew since stay behind and are skipped when they come up.
+  struct due {
+    std::uint64_t end, start;
+    Key key;
+  };
+  struct later_first {
+    bool operator()(const due& a, const due& b) const noexcept { return a.end > b.end; }
+  };
+
   session_window spec_;
   F f_;
+  std::priority_queue<due, std::vector<due>, later_first> due_;  // earliest end on top
   std::uint64_t next_arrival_ = 0;  // non-incremental: numbers tuples in arrival order
   std::unordered_map<Key, std::map<std::uint64_t, open_session>> keys_;
 };

@@ -55,7 +55,7 @@ auto session_pattern(session_window spec, KeyFn key, TimeFn time, F f, std::size
                      const pattern_options& options) {
   spec.check();
   check_workers(workers);
-  (void)late_output_for<T>(options.late, "sessions");  // refused here, not at start
+  check_time_options<T>(options, "sessions");
   return flow::pipeline(
       flow::make_stage<keyed_time_emitter<T, KeyFn, TimeFn>>(
           keyed_horizon{spec.gap, spec.lateness, spec.gap / 4, "sessions"}, key, std::move(time),

@@ -258,7 +258,7 @@ auto time_window_pattern(pattern p, time_window spec, KeyFn key, TimeFn time, F 
                          std::size_t workers, pattern_options options) {
   spec.check();
   check_workers(workers);
-  (void)late_output_for<T>(options.late, "time window pattern");  // refused here, not at start
+  check_time_options<T>(options, "time window pattern");
   using worker_type = time_worker<T, KeyFn, F>;
   using result_type = typename time_window_keeper<key_of<T, KeyFn>, T, F>::result_type;
   return assemble_window_pattern<T>(

@@ -63,6 +63,12 @@ class partitioned_watermark {
             std::chrono::duration_cast<clock::duration>(options.idle_after),
             std::chrono::milliseconds(1))),
         parts_(options.partitions) {
+    check(options);
+    for (part& p : parts_) p.expected = true;
+  }
+  // Throws std::invalid_argument for options no tracker takes (the patterns check when they
+  // are built).
+  static void check(const pattern_options& options) {
     if (options.partitions > max_partitions)
       throw std::invalid_argument("pattern_options: partitions " +
                                   std::to_string(options.partitions) + " exceeds " +
@@ -124,7 +130,11 @@ class partitioned_watermark {
 
  private:
   struct part {
-    bool seen = false;  // an expected partition that never sent holds the watermark at 0
+    bool seen = false;
+    // Named by pattern_options::partitions: holds the watermark at 0 until it sends (or is
+    // idle). A slot only made for the numbers below a higher partition's is not, and counts
+    // from its first tuple.
+    bool expected = false;
     bool idle = false;
     std::uint64_t newest = 0;
     clock::time_point last_seen{};
@@ -134,7 +144,7 @@ class partitioned_watermark {
     bool any = false;
     std::uint64_t least = 0;
     for (const part& p : parts_) {
-      if (p.idle) continue;
+      if (p.idle || !(p.seen || p.expected)) continue;
       const std::uint64_t newest = p.seen ? p.newest : 0;
       least = any ? std::min(least, newest) : newest;
       any = true;

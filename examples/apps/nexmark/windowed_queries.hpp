@@ -1,0 +1,123 @@
+#pragma once
+// Nexmark queries with state in time, as spate stages (the stateless ones: queries.hpp).
+//
+//   q11 user sessions (the Flink suite's q11.sql):
+//     SELECT bidder, count(*), SESSION_START(dateTime, INTERVAL '10' SECOND),
+//            SESSION_END(dateTime, INTERVAL '10' SECOND)
+//     FROM bid GROUP BY bidder, SESSION(dateTime, INTERVAL '10' SECOND)
+//   with the suite's watermark, dateTime − 4 s (its DDL: WATERMARK FOR dateTime AS dateTime -
+//   INTERVAL '4' SECOND). A session ends 10 s after its last bid (SESSION_END); at the end of
+//   the input every open session is emitted, as Flink's final watermark does.
+//
+// q11(workers) is a stage from `event` to q11_row: the bids, then window::sessions over
+// `workers` session workers keyed by bidder (docs/windows.md), then the rows.
+#include <spate/flow.hpp>
+#include <spate/window.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model.hpp"
+#include "queries.hpp"
+
+namespace apps::nexmark {
+
+inline constexpr std::uint64_t q11_gap_ms = 10'000;
+inline constexpr std::uint64_t q11_lateness_ms = 4'000;
+
+struct q11_row {
+  std::int64_t bidder = 0, bid_count = 0, start = 0, end = 0;  // times: epoch ms
+  std::int64_t stamp_ns = 0;  // the newest stamp of the session's bids (latency)
+  friend bool operator==(const q11_row& a, const q11_row& b) {
+    return a.bidder == b.bidder && a.bid_count == b.bid_count && a.start == b.start &&
+           a.end == b.end;
+  }
+  std::uint64_t digest() const noexcept {
+    return fold(fold(fold(fold(0, bidder), bid_count), start), end);
+  }
+};
+
+/// What q11 keeps of a bid: its bidder, time and stamp (the rest of the bid is not needed).
+struct q11_bid {
+  std::int64_t bidder = 0, date_time = 0, stamp_ns = 0;
+};
+
+/// A session's count so far and its newest stamp.
+struct q11_count {
+  std::int64_t bids = 0, newest_stamp_ns = 0;
+};
+
+inline auto q11(std::size_t workers) {
+  namespace window = spate::window;
+  auto bids = spate::flow::flat_map<q11_bid>([](event& e, auto emit) {
+    if (const bid* b = e.as_bid()) emit(q11_bid{b->bidder, b->date_time, e.stamp_ns});
+  });
+  auto count = window::incremental<q11_count>(
+      [](q11_count& c, const q11_bid& b) {
+        ++c.bids;
+        c.newest_stamp_ns = std::max(c.newest_stamp_ns, b.stamp_ns);
+      },
+      [](const std::int64_t&, const q11_count& c) { return c; },
+      [](q11_count& into, const q11_count& from) {
+        into.bids += from.bids;
+        into.newest_stamp_ns = std::max(into.newest_stamp_ns, from.newest_stamp_ns);
+      });
+  auto sessions = window::sessions<q11_bid>(
+      window::session_window{.gap = q11_gap_ms, .lateness = q11_lateness_ms},
+      [](const q11_bid& b) { return b.bidder; },
+      [](const q11_bid& b) { return std::uint64_t(b.date_time); }, std::move(count), workers);
+  auto rows = spate::flow::map([](window::session_result<std::int64_t, q11_count>& s) {
+    return q11_row{s.key, s.value.bids, std::int64_t(s.start), std::int64_t(s.end),
+                   s.value.newest_stamp_ns};
+  });
+  return spate::flow::pipeline(std::move(bids).named("q11_bids"), std::move(sessions),
+                               std::move(rows).named("q11_rows"));
+}
+
+/// q11's rows for `events` by one loop on one thread, for input whose bids are in time order
+/// per bidder and never behind the watermark (the generator's, without out-of-order groups,
+/// and its files), where sessions never merge and no bid is late: throws
+/// std::invalid_argument at the first bid that is not. The benchmark checks a graph's digest
+/// against it; the tests compare the graph with a reference of their own.
+inline std::vector<q11_row> q11_sequential(const std::vector<event>& events) {
+  struct open_session {
+    std::int64_t start, last, count;
+  };
+  std::map<std::int64_t, open_session> open;
+  std::vector<q11_row> rows;
+  std::int64_t newest = 0;
+  for (const event& e : events) {
+    const bid* b = e.as_bid();
+    if (b == nullptr) continue;
+    if (b->date_time < newest - std::int64_t(q11_lateness_ms))
+      throw std::invalid_argument("q11_sequential: the bid at " + std::to_string(b->date_time) +
+                                  " is behind the watermark " +
+                                  std::to_string(newest - std::int64_t(q11_lateness_ms)));
+    newest = std::max(newest, b->date_time);
+    const auto it = open.find(b->bidder);
+    if (it != open.end() && b->date_time < it->second.last)
+      throw std::invalid_argument("q11_sequential: bidder " + std::to_string(b->bidder) +
+                                  "'s bid at " + std::to_string(b->date_time) + " follows one at " +
+                                  std::to_string(it->second.last));
+    if (it != open.end() && b->date_time - it->second.last <= std::int64_t(q11_gap_ms)) {
+      it->second.last = b->date_time;
+      ++it->second.count;
+      continue;
+    }
+    if (it != open.end()) {
+      const open_session& s = it->second;
+      rows.push_back({b->bidder, s.count, s.start, s.last + std::int64_t(q11_gap_ms), 0});
+    }
+    open[b->bidder] = {b->date_time, b->date_time, 1};
+  }
+  for (const auto& [bidder, s] : open)
+    rows.push_back({bidder, s.count, s.start, s.last + std::int64_t(q11_gap_ms), 0});
+  return rows;
+}
+
+}  // namespace apps::nexmark
