@@ -281,8 +281,8 @@ json run_query(const bench_params& p) {
 // q11 (sessions, windowed_queries.hpp): source → bids → `replicas` session workers → rows →
 // sink. One source only: the session emitter is the graph's one place where time advances.
 json run_q11(const bench_params& p) {
+  if (p.text("topology") != "single") throw usage_error("nexmark: q11 runs --topology=single");
   run_options o = checked_options(p);
-  if (o.topology != "single") throw usage_error("nexmark: q11 runs --topology=single");
   std::vector<nx::event> events;
   if (!o.loaded) {
     events.reserve(std::size_t(o.count));

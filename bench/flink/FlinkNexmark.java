@@ -422,13 +422,19 @@ public final class FlinkNexmark {
       out.collect(new Row(c.window().getEnd(), bidder, a[0], c.window().getStart(), null, a[1]));
     }
   }
-  // q11 by one loop, for bids in time order per bidder (the generator's files): sessions are
-  // cut where two bids of a bidder are more than 10 s apart.
+  // q11 by one loop, for bids in time order per bidder and less than 4 s behind the newest
+  // (the generator's files): sessions are cut where two bids of a bidder are more than 10 s
+  // apart.
   static List<Row> q11Sequential(Event[] events) {
     java.util.HashMap<Long, long[]> open = new java.util.HashMap<>();  // start, last, count
     List<Row> rows = new ArrayList<>();
+    long newest = 0;
     for (Event e : events) {
       if (e.kind != 'B') continue;
+      // As spate's q11_sequential: bids strictly within the 4 s lateness of the newest.
+      if (e.dateTime <= newest - 4_000)
+        throw new IllegalArgumentException("q11: a bid 4 s or more behind the newest");
+      newest = Math.max(newest, e.dateTime);
       long[] s = open.get(e.bidder);
       if (s != null && e.dateTime < s[1])
         throw new IllegalArgumentException("q11: bidder " + e.bidder + "'s bids out of time order");

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -166,6 +167,23 @@ TEST(interval_join, the_keeper_drops_what_can_no_longer_match_and_restores) {
   EXPECT_EQ(got.size(), 4u);
   detail::interval_join_keeper<int, order, payment> other(-10, 11, 0);
   EXPECT_THROW(other.restore(copy, [](int) { return true; }), std::runtime_error);
+}
+
+TEST(interval_join, times_at_either_end_of_the_range_match_and_drop_without_overflow) {
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  constexpr std::int64_t far = interval_bounds::max_bound;
+  detail::interval_join_keeper<int, order, payment> k(-far, far, 0);
+  std::vector<matched> got;
+  const auto emit = [&](const order& o, const payment& p) { got.push_back(match(o, p)); };
+  k.add_left(1, order{1, 3, 1}, 3, emit);
+  k.add_left(1, order{1, top - 2, 2}, top - 2, emit);
+  k.add_right(1, payment{1, top, 3}, top, emit);  // within 2^62 of the second order only
+  k.add_right(1, payment{1, 0, 4}, 0, emit);      // within 2^62 of the first only
+  EXPECT_EQ(got, (std::vector<matched>{{1, 2, 3}, {1, 1, 4}}));
+  k.advance(top);  // the first order and the payment at 0 can no longer match
+  EXPECT_EQ(k.kept_tuples(), 2u);
+  const auto beyond = interval_bounds{.lower = -far - 1, .upper = 0};
+  EXPECT_THROW(beyond.check(), std::invalid_argument);
 }
 
 TEST(interval_join, bounds_the_wrong_way_round_are_refused_naming_them) {

@@ -280,6 +280,23 @@ TEST(session_windows, a_keeper_restored_from_its_checkpoint_copy_carries_on_alik
   EXPECT_THROW(elsewhere.restore(copy, [](int) { return false; }), std::runtime_error);
 }
 
+TEST(session_windows, a_worker_schedules_about_one_entry_per_session_not_per_tuple) {
+  using keeper = detail::session_keeper<int, click, decltype(total)>;
+  keeper k(session_window{.gap = 10}, total);
+  std::vector<session_result<int, std::int64_t>> fired;
+  const auto emit = [&](auto&& r) { fired.push_back(r); };
+  for (std::uint64_t t = 0; t < 10'000; ++t) {  // two keys, one long session each
+    k.advance(t, emit);
+    k.add(int(t % 2), click{int(t % 2), t, 1}, t);
+  }
+  EXPECT_TRUE(fired.empty());
+  EXPECT_EQ(k.scheduled(), 2u);
+  k.advance(20'000, emit);  // their entries come up early, are pushed again, then fire
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_EQ(fired[0].tuples + fired[1].tuples, 10'000u);
+  EXPECT_EQ(k.scheduled(), 0u);
+}
+
 TEST(session_windows, zero_gap_is_refused_by_name) {
   EXPECT_THROW((void)sessions<click>(session_window{.gap = 0}, user_of, time_of, total, 1),
                std::invalid_argument);

@@ -80,8 +80,8 @@ inline auto q11(std::size_t workers) {
 }
 
 /// q11's rows for `events` by one loop on one thread, for input whose bids are in time order
-/// per bidder and never behind the watermark (the generator's, without out-of-order groups,
-/// and its files), where sessions never merge and no bid is late: throws
+/// per bidder and less than the lateness behind the newest (the generator's, without out-of-order
+/// groups, and its files), where sessions never merge and no bid is late: throws
 /// std::invalid_argument at the first bid that is not. The benchmark checks a graph's digest
 /// against it; the tests compare the graph with a reference of their own.
 inline std::vector<q11_row> q11_sequential(const std::vector<event>& events) {
@@ -94,10 +94,12 @@ inline std::vector<q11_row> q11_sequential(const std::vector<event>& events) {
   for (const event& e : events) {
     const bid* b = e.as_bid();
     if (b == nullptr) continue;
-    if (b->date_time < newest - std::int64_t(q11_lateness_ms))
+    // Strictly within the lateness: at its very edge spate (a bid at the watermark is on
+    // time) and Flink (whose watermark is 1 ms behind, newest − 4000 − 1, but emitted only
+    // now and then) can differ.
+    if (b->date_time <= newest - std::int64_t(q11_lateness_ms))
       throw std::invalid_argument("q11_sequential: the bid at " + std::to_string(b->date_time) +
-                                  " is behind the watermark " +
-                                  std::to_string(newest - std::int64_t(q11_lateness_ms)));
+                                  " is 4 s or more behind the newest, " + std::to_string(newest));
     newest = std::max(newest, b->date_time);
     const auto it = open.find(b->bidder);
     if (it != open.end() && b->date_time < it->second.last)

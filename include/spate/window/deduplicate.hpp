@@ -1,16 +1,16 @@
 #pragma once
 // Deduplication within a time span, as a flow stage: the first tuple of each id passes at
-// once, and repeats of it within `within` of the one that passed are left out (counted in
-// window_report::duplicate_tuples).
+// once, and repeats of it within `within` of a tuple of the id that passed are left out
+// (counted in window_report::duplicate_tuples; detail/dedup_keeper.hpp has the rule).
 //
 //   window::deduplicate<bid>(window::dedup_window{.within = 60'000, .lateness = 1'000},
 //                            [](const bid& b) { return b.request_id; },  // the id
 //                            [](const bid& b) { return b.time_ms; },     // event time
 //                            2, {.report = report})
 //
-// Event time: an id is remembered while the watermark (time_window.hpp; per partition with
-// window::partitioned_time, event_time.hpp) has not passed the time of the tuple that
-// passed + within, so memory holds the ids of one span, not of the whole stream. A tuple
+// Event time: a passed tuple's time is remembered while the watermark (time_window.hpp; per
+// partition with window::partitioned_time, event_time.hpp) has not passed it + within, so
+// memory holds the ids of one span, not of the whole stream. A tuple
 // behind the watermark is late — a repeat of an id already forgotten cannot be told from a
 // first — so it is counted in late_tuples and dropped_tuples and left out. Processing time
 // (processing_time_dedup_window): a tuple's time is its arrival; nothing is late.

@@ -45,8 +45,8 @@ struct interval_bounds {
   /// How far behind the newest time a tuple may arrive and still be joined.
   std::uint64_t lateness = 0;
 
-  /// The largest bound either way (times are below 2^63, bounds within ±2^62, so that their
-  /// sums never overflow).
+  /// The largest bound either way (so that upper − lower fits a 64-bit integer; times may be
+  /// any 64-bit value).
   static constexpr std::int64_t max_bound = std::int64_t(1) << 62;
 
   /// Throws std::invalid_argument naming the values.

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <type_traits>
@@ -43,7 +44,12 @@ class interval_join_keeper {
       : lower_(lower),
         upper_(upper),
         lateness_(lateness),
-        drop_every_(std::max<std::uint64_t>(std::uint64_t(upper - lower) / 4, 1)) {}
+        drop_every_(std::max<std::uint64_t>(span(lower, upper) / 4, 1)) {}
+
+  // upper − lower, computed without overflow (bounds within ±2^62: joins.hpp).
+  static std::uint64_t span(std::int64_t lower, std::int64_t upper) noexcept {
+    return std::uint64_t(upper) - std::uint64_t(lower);
+  }
 
   // A left tuple at `time`: joined with every kept right one in bounds, then kept.
   template <class Join>
@@ -68,13 +74,12 @@ class interval_join_keeper {
   void advance(std::uint64_t watermark) {
     if (watermark < dropped_at_ + drop_every_) return;
     dropped_at_ = watermark;
-    const std::int64_t w = signed_time(watermark);
+    const wide left_before = wide(watermark) - upper_, right_before = wide(watermark) + lower_;
     for (auto it = keys_.begin(); it != keys_.end();) {
       sides& s = it->second;
-      if (w - upper_ > 0)
-        s.left.erase(s.left.begin(), s.left.lower_bound(std::uint64_t(w - upper_)));
-      if (w + lower_ > 0)
-        s.right.erase(s.right.begin(), s.right.lower_bound(std::uint64_t(w + lower_)));
+      if (left_before > 0) s.left.erase(s.left.begin(), s.left.lower_bound(clamped(left_before)));
+      if (right_before > 0)
+        s.right.erase(s.right.begin(), s.right.lower_bound(clamped(right_before)));
       it = s.left.empty() && s.right.empty() ? keys_.erase(it) : std::next(it);
     }
   }
@@ -108,17 +113,24 @@ class interval_join_keeper {
   }
 
  private:
-  static std::int64_t signed_time(std::uint64_t t) noexcept { return std::int64_t(t); }
-  // t + d, as a signed time (times below 0 match nothing kept).
-  static std::int64_t shifted(std::uint64_t t, std::int64_t d) noexcept {
-    return signed_time(t) + d;
+  // Times shifted by a bound, exactly: any 64-bit time, any bound within ±2^62.
+  using wide = __int128;
+  static wide shifted(std::uint64_t t, std::int64_t d) noexcept { return wide(t) + d; }
+  // A shifted time back in the range of times (below 0: 0; above the largest: the largest).
+  static std::uint64_t clamped(wide t) noexcept {
+    if (t <= 0) return 0;
+    if (t >= wide(std::numeric_limits<std::uint64_t>::max()))
+      return std::numeric_limits<std::uint64_t>::max();
+    return std::uint64_t(t);
   }
   // The entries of `side` with a time in [from, to].
   template <class Side>
-  static auto range(Side& side, std::int64_t from, std::int64_t to) {
+  static auto range(Side& side, wide from, wide to) {
     if (to < 0 || to < from) return std::pair{side.end(), side.end()};
-    return std::pair{side.lower_bound(std::uint64_t(std::max<std::int64_t>(from, 0))),
-                     side.upper_bound(std::uint64_t(to))};
+    const auto first = side.lower_bound(clamped(from));
+    return std::pair{first, to >= wide(std::numeric_limits<std::uint64_t>::max())
+                                ? side.end()
+                                : side.upper_bound(clamped(to))};
   }
   window_shape shape() const noexcept {
     return {std::uint64_t(lower_), std::uint64_t(upper_), lateness_};

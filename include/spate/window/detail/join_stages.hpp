@@ -125,8 +125,11 @@ auto interval_join_pattern(std::int64_t lower, std::int64_t upper, std::uint64_t
   key_fn key{std::move(left_key), std::move(right_key)};
   return flow::pipeline(
       flow::make_stage<keyed_time_emitter<input, key_fn, time_fn>>(
-          keyed_horizon{0, lateness, std::uint64_t(upper - lower) / 4, "interval_join"}, key,
-          time_fn{std::move(left_time), std::move(right_time)}, std::uint32_t(workers), options)
+          keyed_horizon{0, lateness,
+                        interval_join_keeper<key_of<input, key_fn>, L, R>::span(lower, upper) / 4,
+                        "interval_join"},
+          key, time_fn{std::move(left_time), std::move(right_time)}, std::uint32_t(workers),
+          options)
           .named("join_emitter"),
       flow::farm(flow::make_stage<interval_join_worker<L, R, key_fn, J>>(lower, upper, lateness,
                                                                          key, std::move(join))

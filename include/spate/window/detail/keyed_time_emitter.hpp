@@ -90,16 +90,16 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
     // Processing time: the clock read that gave the tuple its time (never late).
     const std::uint64_t watermark = processing_time ? t : watermark_now();
     if (saturating_add(t, spec_.horizon) < watermark) {  // what it would meet may be gone: late
-      // Its partition still counts: a lagging partition's first tuples make it hold the
-      // watermark back from here (as the time windows' emitter does).
-      if constexpr (!processing_time) time_.observe(stamp);
       report_->late_tuples.fetch_add(1, std::memory_order_relaxed);
       report_->dropped_tuples.fetch_add(1, std::memory_order_relaxed);
       if (late_) (*late_)(std::move(tuple));
-      return;
+    } else {
+      const auto worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key_(tuple)) % workers_);
+      this->send_next(keyed_message<T>{std::move(tuple), t, watermark, worker});
     }
-    const auto worker = std::uint32_t(std::hash<key_of<T, KeyFn>>{}(key_(tuple)) % workers_);
-    this->send_next(keyed_message<T>{std::move(tuple), t, watermark, worker});
+    // A late tuple's partition counts too: a lagging partition's first tuples make it hold
+    // the watermark back from here (as the time windows' emitter does); and the idle scan
+    // its clock read may run can move the watermark on.
     if constexpr (!processing_time) {
       time_.observe(stamp);
       if (watermark_now() >= saturating_add(announced_, step_)) announce(watermark_now());

@@ -62,7 +62,11 @@ class session_keeper {
     auto first = last;
     while (first != sessions.begin() && std::prev(first)->second.end >= time) --first;
     open_session joined;
+    // The earliest session joined keeps its entry in due_ when its start stays: the entry's
+    // end may then lag the session's, and advance() pushes it again when it comes up.
+    bool new_start = true;
     if (first != last) {
+      new_start = time < first->first;
       start = std::min(start, first->first);
       joined = std::move(first->second);
       for (auto it = std::next(first); it != last; ++it) absorb(joined, std::move(it->second));
@@ -76,7 +80,7 @@ class session_keeper {
       joined.held.push_back(tuple);
       joined.arrivals.push_back(next_arrival_++);
     }
-    due_.push({joined.end, start, key});
+    if (new_start) due_.push({joined.end, start, key});
     sessions.emplace(start, std::move(joined));
   }
 
@@ -84,6 +88,12 @@ class session_keeper {
   // order, which per key is start order (a key's open sessions are disjoint). The sessions
   // due are found through `due_`, not by a scan of the keys: a watermark that moves with
   // every tuple costs only the sessions it fires.
+  //
+  // due_ holds, for every open session, an entry with its start and an end no later than
+  // its own (a session that grows keeps its entry); an entry that comes up early is pushed
+  // again with the session's end. So a session is found once its end passes, and due_
+  // holds about one entry per session (plus one per merge, skipped when it comes up),
+  // not one per tuple.
   template <class Emit>
   void advance(std::uint64_t watermark, Emit&& emit) {
     while (!due_.empty() && due_.top().end < watermark) {
@@ -92,7 +102,11 @@ class session_keeper {
       const auto k = keys_.find(d.key);
       if (k == keys_.end()) continue;
       const auto s = k->second.find(d.start);
-      if (s == k->second.end() || s->second.end != d.end) continue;  // merged or grown since
+      if (s == k->second.end()) continue;  // merged into an earlier session since
+      if (s->second.end != d.end) {        // grown since: due later
+        due_.push({s->second.end, d.start, d.key});
+        continue;
+      }
       emit(close(k->first, s->first, s->second, true));
       k->second.erase(s);
       // A key without open sessions holds no memory: keys come and go (user ids, sessions).
@@ -108,6 +122,9 @@ class session_keeper {
     keys_.clear();
     due_ = {};
   }
+
+  // Entries in the queue of sessions due: about one per open session (tests).
+  std::size_t scheduled() const noexcept { return due_.size(); }
 
   kept snapshot() const {
     kept k{shape(), next_arrival_, {}};
@@ -190,8 +207,8 @@ class session_keeper {
                          complete, s.tuples};
   }
 
-  // A session's end, start and key, for the watermark to find; entries of sessions that
-  // merged or grew since stay behind and are skipped when they come up.
+  // A session's start and key and an end no later than its own, for the watermark to find
+  // (see advance()).
   struct due {
     std::uint64_t end, start;
     Key key;
