@@ -49,19 +49,11 @@ class dedup_worker : public flow::node<keyed_message<T>, T>,
 template <class T, class IdFn, class TimeFn>
 auto dedup_pattern(std::uint64_t within, std::uint64_t lateness, IdFn id, TimeFn time,
                    std::size_t workers, pattern_options options) {
-  check_workers(workers);
-  check_time_options<T>(options, "deduplicate");
-  auto report = options.report;
-  return flow::pipeline(
-      flow::make_stage<keyed_time_emitter<T, IdFn, TimeFn>>(
-          keyed_horizon{0, lateness, within / 4, "deduplicate"}, id, std::move(time),
-          std::uint32_t(workers), options)
-          .named("dedup_emitter"),
-      flow::farm(flow::make_stage<dedup_worker<T, IdFn>>(within, lateness, id, std::move(report))
-                     .named("dedup_worker"),
-                 workers, flow::custom_policy{[](const keyed_message<T>& m, std::size_t) {
-                   return std::size_t(m.worker);
-                 }}));
+  return keyed_time_pattern<T>(
+      keyed_horizon{0, lateness, within / 4, "deduplicate"}, id, std::move(time), workers, options,
+      "dedup_emitter",
+      flow::make_stage<dedup_worker<T, IdFn>>(within, lateness, id, options.report)
+          .named("dedup_worker"));
 }
 
 }  // namespace spate::window::detail

@@ -117,26 +117,18 @@ auto interval_join_pattern(std::int64_t lower, std::int64_t upper, std::uint64_t
                            LeftKey left_key, RightKey right_key, LeftTime left_time,
                            RightTime right_time, J join, std::size_t workers,
                            pattern_options options) {
-  check_workers(workers);
   using input = std::variant<L, R>;
-  check_time_options<input>(options, "interval_join");
   using key_fn = either<LeftKey, RightKey>;
   using time_fn = either<LeftTime, RightTime>;
   key_fn key{std::move(left_key), std::move(right_key)};
-  return flow::pipeline(
-      flow::make_stage<keyed_time_emitter<input, key_fn, time_fn>>(
-          keyed_horizon{0, lateness,
-                        interval_join_keeper<key_of<input, key_fn>, L, R>::span(lower, upper) / 4,
-                        "interval_join"},
-          key, time_fn{std::move(left_time), std::move(right_time)}, std::uint32_t(workers),
-          options)
-          .named("join_emitter"),
-      flow::farm(flow::make_stage<interval_join_worker<L, R, key_fn, J>>(lower, upper, lateness,
-                                                                         key, std::move(join))
-                     .named("join_worker"),
-                 workers, flow::custom_policy{[](const keyed_message<input>& m, std::size_t) {
-                   return std::size_t(m.worker);
-                 }}));
+  return keyed_time_pattern<input>(
+      keyed_horizon{0, lateness,
+                    interval_join_keeper<key_of<input, key_fn>, L, R>::span(lower, upper) / 4,
+                    "interval_join"},
+      key, time_fn{std::move(left_time), std::move(right_time)}, workers, options, "join_emitter",
+      flow::make_stage<interval_join_worker<L, R, key_fn, J>>(lower, upper, lateness, key,
+                                                              std::move(join))
+          .named("join_worker"));
 }
 
 }  // namespace spate::window::detail

@@ -28,6 +28,8 @@
 #include <utility>
 
 #include "spate/flow/node.hpp"
+#include "spate/flow/policies.hpp"
+#include "spate/flow/stages.hpp"
 #include "spate/flow/wake_timer.hpp"
 #include "spate/log/log.hpp"
 #include "spate/window/detail/arrival_time.hpp"
@@ -167,5 +169,23 @@ class keyed_time_emitter : public flow::node<T, keyed_message<T>>,
   std::uint64_t announced_ = 0;
   flow::wake_timer timer_;  // processing time: wakes the emitter every tick
 };
+
+// The keyed time patterns' graph: the emitter named `emitter_name`, then a farm of `workers`
+// copies of `worker` (a stage taking keyed_message<T>), each message routed to the worker the
+// emitter chose. Checks the worker count and the options first.
+template <class T, class KeyFn, class TimeFn, class Worker>
+auto keyed_time_pattern(keyed_horizon horizon, KeyFn key, TimeFn time, std::size_t workers,
+                        const pattern_options& options, const char* emitter_name, Worker worker) {
+  check_workers(workers);
+  check_time_options<T>(options, horizon.pattern);
+  return flow::pipeline(
+      flow::make_stage<keyed_time_emitter<T, KeyFn, TimeFn>>(
+          horizon, std::move(key), std::move(time), std::uint32_t(workers), options)
+          .named(emitter_name),
+      flow::farm(std::move(worker), workers,
+                 flow::custom_policy{[](const keyed_message<T>& m, std::size_t) {
+                   return std::size_t(m.worker);
+                 }}));
+}
 
 }  // namespace spate::window::detail

@@ -54,18 +54,11 @@ template <class T, class KeyFn, class TimeFn, class F>
 auto session_pattern(session_window spec, KeyFn key, TimeFn time, F f, std::size_t workers,
                      const pattern_options& options) {
   spec.check();
-  check_workers(workers);
-  check_time_options<T>(options, "sessions");
-  return flow::pipeline(
-      flow::make_stage<keyed_time_emitter<T, KeyFn, TimeFn>>(
-          keyed_horizon{spec.gap, spec.lateness, spec.gap / 4, "sessions"}, key, std::move(time),
-          std::uint32_t(workers), options)
-          .named("session_emitter"),
-      flow::farm(flow::make_stage<session_worker<T, KeyFn, F>>(spec, key, std::move(f))
-                     .named("session_worker"),
-                 workers, flow::custom_policy{[](const keyed_message<T>& m, std::size_t) {
-                   return std::size_t(m.worker);
-                 }}));
+  return keyed_time_pattern<T>(
+      keyed_horizon{spec.gap, spec.lateness, spec.gap / 4, "sessions"}, key, std::move(time),
+      workers, options, "session_emitter",
+      flow::make_stage<session_worker<T, KeyFn, F>>(spec, key, std::move(f))
+          .named("session_worker"));
 }
 
 }  // namespace spate::window::detail
