@@ -1,7 +1,7 @@
 // spate-bench nexmark: a Nexmark query (examples/apps/nexmark) over `events` events, as
 // source → farm of `replicas` → sink (topology=parallel: `replicas` sources, each chained to
-// its query unless chaining=off, → sink; q11: source → its `replicas` session workers →
-// sink), the sink folding every row into the digest the
+// its query unless chaining=off, → sink; q3, q5, q7, q8, q11, q20: source → the query's emitter →
+// its `replicas` window workers → sink), the sink folding every row into the digest the
 // sequential run gives (a run whose rows differ fails). source=generator makes the events as
 // it sends them; source=file loads events_file (nexmark generate) before the clock starts and
 // sends each event once, moved out of memory — what the Flink program (bench/flink/
@@ -278,10 +278,14 @@ json run_query(const bench_params& p) {
   return m;
 }
 
-// q11 (sessions, windowed_queries.hpp): source → bids → `replicas` session workers → rows →
-// sink. One source only: the session emitter is the graph's one place where time advances.
-json run_q11(const bench_params& p) {
-  if (p.text("topology") != "single") throw usage_error("nexmark: q11 runs --topology=single");
+// The queries with state (windowed_queries.hpp: q3, q5, q7, q8, q11, q20): source → the
+// query's stage, made by make_query(replicas) (its own emitter, `replicas` window or join
+// workers, its rows) → sink, checked against sequential(events). One source only: the
+// pattern's emitter is the graph's one place where time advances.
+template <class Row, class MakeQuery, class Sequential>
+json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequential) {
+  if (p.text("topology") != "single")
+    throw usage_error("nexmark: " + p.text("query") + " runs --topology=single");
   run_options o = checked_options(p);
   std::vector<nx::event> events;
   if (!o.loaded) {
@@ -289,7 +293,7 @@ json run_q11(const bench_params& p) {
     for (std::uint64_t n = 0; n < o.count; ++n) events.push_back(o.generator.at(n));
   }
   std::uint64_t expected_rows = 0, expected_digest = 0;
-  for (const nx::q11_row& row : nx::q11_sequential(o.loaded ? *o.loaded : events)) {
+  for (const Row& row : sequential(o.loaded ? *o.loaded : events)) {
     ++expected_rows;
     expected_digest += row.digest();
   }
@@ -300,16 +304,16 @@ json run_q11(const bench_params& p) {
   std::vector<mark> marks;
   got.latencies.reserve(std::size_t(expected_rows / 16 + 1));
   marks.reserve(std::size_t(o.count / mark_every + 1));
-  auto sink = flow::sink([&](nx::q11_row& r) { got.add(r); });
+  auto sink = flow::sink([&](Row& r) { got.add(r); });
   json m;
   if (o.loaded) {
-    flow::graph job(
-        flow::pipeline(flow::make_stage<take_source>(o.loaded, &marks), nx::q11(o.replicas), sink));
+    flow::graph job(flow::pipeline(flow::make_stage<take_source>(o.loaded, &marks),
+                                   make_query(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
   } else {
     flow::graph job(
         flow::pipeline(flow::make_stage<generating_source>(o.generator, o.count, &marks),
-                       nx::q11(o.replicas), sink));
+                       make_query(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
   }
   finish(m, p, o, got, expected_rows, expected_digest, marks);
@@ -346,9 +350,16 @@ json nexmark_bench(const bench_params& p) {
   if (q == "q14") return run_query<nx::q14_row, nx::q14_of>(p);
   if (q == "q21") return run_query<nx::q21_row, nx::q21_of>(p);
   if (q == "q22") return run_query<nx::q22_row, nx::q22_of>(p);
-  if (q == "q11") return run_q11(p);
+  if (q == "q3") return run_windowed<nx::q3_row>(p, nx::q3, nx::q3_sequential);
+  if (q == "q20") return run_windowed<nx::q20_row>(p, nx::q20, nx::q20_sequential);
+  if (q == "q5") return run_windowed<nx::q5_row>(p, nx::q5, nx::q5_sequential);
+  if (q == "q7") return run_windowed<nx::q7_row>(p, nx::q7, nx::q7_sequential);
+  if (q == "q8") return run_windowed<nx::q8_row>(p, nx::q8, nx::q8_sequential);
+  if (q == "q11") return run_windowed<nx::q11_row>(p, nx::q11, nx::q11_sequential);
   if (q == "generate") return generate_only(p);
-  throw usage_error("nexmark: --query must be q0, q1, q2, q11, q13, q14, q21, q22 or generate");
+  throw usage_error(
+      "nexmark: --query must be q0, q1, q2, q3, q5, q7, q8, q11, q13, q14, q20, q21, q22 or "
+      "generate");
 }
 
 }  // namespace

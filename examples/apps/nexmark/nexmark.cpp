@@ -1,6 +1,6 @@
 // Nexmark on spate: write the generator's events to a file, or run a query over them.
 //
-//   nexmark generate --events 10000000 --out events.csv [--seed 0]
+//   nexmark generate --events 10000000 --out events.csv [--seed 0] [--rate 10000000]
 //   nexmark run --query q1 [--events 1000000 | --file events.csv] [--replicas 2] [--check]
 //
 // `run` prints the rows, their digest (queries.hpp), the events per second and, with --check,
@@ -77,11 +77,17 @@ int main(int argc, char** argv) {
   CLI::App cli{"spate Nexmark: the online-auction benchmark's events and queries"};
   cli.require_subcommand(1);
   std::uint64_t count = 1'000'000, seed = 0;
+  double rate = nx::generator_config{}.first_event_rate;
   std::string out;
   CLI::App* generate = cli.add_subcommand("generate", "write the generator's events to a file");
   generate->add_option("--events", count, "how many")->check(CLI::PositiveNumber);
   generate->add_option("--out", out, "the events file")->required();
   generate->add_option("--seed", seed, "the generator's seed");
+  generate
+      ->add_option("--rate", rate,
+                   "events per second of event time (the suite's 10,000,000 by default; "
+                   "lower spreads the events over more windows)")
+      ->check(CLI::PositiveNumber);
   run_options o;
   CLI::App* run = cli.add_subcommand("run", "run a query");
   run->add_option("--query", o.query, "q0, q1, q2, q13, q14, q21 or q22")
@@ -96,7 +102,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*generate) {
-      const nx::generator g(nx::generator_config{.seed = seed});
+      const nx::generator g(nx::generator_config{.first_event_rate = rate, .seed = seed});
       const std::string partial = out + ".partial";
       std::ofstream file(partial, std::ios::trunc);
       for (std::uint64_t n = 0; n < count && file; ++n) file << nx::to_line(g.at(n)) << '\n';

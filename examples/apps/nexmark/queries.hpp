@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -278,6 +279,28 @@ inline bool q22_of(event& e, q22_row& row) {
          e.stamp_ns};
   return true;
 }
+
+/// The benchmark's one-thread loops of the queries with state in time take input whose every
+/// event is strictly within the lateness of the newest before it: at the very edge spate (an
+/// event at the watermark is on time) and Flink (whose watermark is 1 ms behind, newest −
+/// lateness − 1, but emitted only now and then) can differ. Throws std::invalid_argument,
+/// naming the query and both times, for an event that is not; else notes `time`.
+class on_time_check {
+ public:
+  on_time_check(const char* query, std::int64_t lateness_ms)
+      : query_(query), lateness_(lateness_ms) {}
+  void operator()(std::int64_t time) {
+    if (time <= newest_ - lateness_)
+      throw std::invalid_argument(std::string(query_) + "_sequential: the event at " +
+                                  std::to_string(time) + " is " + std::to_string(lateness_) +
+                                  " ms or more behind the newest, " + std::to_string(newest_));
+    newest_ = std::max(newest_, time);
+  }
+
+ private:
+  const char* query_;
+  std::int64_t lateness_, newest_ = 0;
+};
 
 /// A stateless query as a stage: of(event&, Row&) -> bool makes the event's row, if it has one.
 template <class Row, auto Of>

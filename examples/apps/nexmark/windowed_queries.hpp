@@ -1,5 +1,6 @@
 #pragma once
-// Nexmark queries with state in time, as spate stages (the stateless ones: queries.hpp).
+// Nexmark queries with state, as spate stages (the stateless ones: queries.hpp): q3 and q20
+// (join_queries.hpp), q5, q7 and q8 (one file each), all included here, and q11 below.
 //
 //   q11 user sessions (the Flink suite's q11.sql):
 //     SELECT bidder, count(*), SESSION_START(dateTime, INTERVAL '10' SECOND),
@@ -22,7 +23,11 @@
 #include <utility>
 #include <vector>
 
+#include "join_queries.hpp"  // q3, q20: regular joins
 #include "model.hpp"
+#include "q5.hpp"  // hot items: sliding windows
+#include "q7.hpp"  // highest bid: tumbling windows
+#include "q8.hpp"  // monitor new users: a tumbling window join
 #include "queries.hpp"
 
 namespace apps::nexmark {
@@ -90,17 +95,11 @@ inline std::vector<q11_row> q11_sequential(const std::vector<event>& events) {
   };
   std::map<std::int64_t, open_session> open;
   std::vector<q11_row> rows;
-  std::int64_t newest = 0;
+  on_time_check on_time("q11", std::int64_t(q11_lateness_ms));
   for (const event& e : events) {
     const bid* b = e.as_bid();
     if (b == nullptr) continue;
-    // Strictly within the lateness: at its very edge spate (a bid at the watermark is on
-    // time) and Flink (whose watermark is 1 ms behind, newest − 4000 − 1, but emitted only
-    // now and then) can differ.
-    if (b->date_time <= newest - std::int64_t(q11_lateness_ms))
-      throw std::invalid_argument("q11_sequential: the bid at " + std::to_string(b->date_time) +
-                                  " is 4 s or more behind the newest, " + std::to_string(newest));
-    newest = std::max(newest, b->date_time);
+    on_time(b->date_time);
     const auto it = open.find(b->bidder);
     if (it != open.end() && b->date_time < it->second.last)
       throw std::invalid_argument("q11_sequential: bidder " + std::to_string(b->bidder) +

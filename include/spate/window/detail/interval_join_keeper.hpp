@@ -51,21 +51,22 @@ class interval_join_keeper {
     return std::uint64_t(upper) - std::uint64_t(lower);
   }
 
-  // A left tuple at `time`: joined with every kept right one in bounds, then kept.
+  // A left tuple at `time`: joined with every kept right one in bounds, then kept (moved in:
+  // the worker's copy of the tuple is its own).
   template <class Join>
-  void add_left(const Key& key, const L& left, std::uint64_t time, Join&& join) {
+  void add_left(const Key& key, L&& left, std::uint64_t time, Join&& join) {
     sides& s = keys_[key];
     const auto [from, to] = range(s.right, shifted(time, lower_), shifted(time, upper_));
-    for (auto it = from; it != to; ++it) join(left, it->second);
-    s.left.emplace(time, left);
+    for (auto it = from; it != to; ++it) join(std::as_const(left), it->second);
+    s.left.emplace(time, std::move(left));
   }
-  // A right tuple at `time`: joined with every kept left one in bounds, then kept.
+  // A right tuple at `time`: joined with every kept left one in bounds, then kept (moved in).
   template <class Join>
-  void add_right(const Key& key, const R& right, std::uint64_t time, Join&& join) {
+  void add_right(const Key& key, R&& right, std::uint64_t time, Join&& join) {
     sides& s = keys_[key];
     const auto [from, to] = range(s.left, shifted(time, -upper_), shifted(time, -lower_));
-    for (auto it = from; it != to; ++it) join(it->second, right);
-    s.right.emplace(time, right);
+    for (auto it = from; it != to; ++it) join(it->second, std::as_const(right));
+    s.right.emplace(time, std::move(right));
   }
 
   // The watermark reached `watermark`: drops (now and then) the tuples that no tuple on time

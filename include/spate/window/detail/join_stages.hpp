@@ -99,10 +99,11 @@ class interval_join_worker
     this->keeper_->advance(in.watermark);
     if (!in.tuple) return;
     const auto emit = [this](const L& l, const R& r) { this->send_next(join_(l, r)); };
-    if (const L* l = std::get_if<0>(&*in.tuple))
-      this->keeper_->add_left(key_(*in.tuple), *l, in.time, emit);
+    const auto key = key_(*in.tuple);
+    if (L* l = std::get_if<0>(&*in.tuple))
+      this->keeper_->add_left(key, std::move(*l), in.time, emit);
     else
-      this->keeper_->add_right(key_(*in.tuple), *std::get_if<1>(&*in.tuple), in.time, emit);
+      this->keeper_->add_right(key, std::move(*std::get_if<1>(&*in.tuple)), in.time, emit);
   }
 
  private:
