@@ -1,13 +1,17 @@
 // spate-bench nexmark: a Nexmark query (examples/apps/nexmark) over `events` events, as
 // source → farm of `replicas` → sink (topology=parallel: `replicas` sources, each chained to
-// its query unless chaining=off, → sink; q3, q5, q7, q8, q11, q20: source → the query's emitter →
-// its `replicas` window workers → sink), the sink folding every row into the digest the
+// its query unless chaining=off, → sink; q3, q5, q7, q8, q11, q20: source → the query's
+// emitter → its `replicas` window or join workers → sink, and for q3 and q20 also
+// topology=parallel: sources each chained to the query's first half → the join → sink), the
+// sink folding every row into the digest the
 // sequential run gives (a run whose rows differ fails). source=generator makes the events as
 // it sends them; source=file loads events_file (nexmark generate) before the clock starts and
 // sends each event once, moved out of memory — what the Flink program (bench/flink/
 // FlinkNexmark.java) does with the same file. query=generate times the generator alone, on
 // one thread. Latency: source stamp to sink, every 16th row. steady_events_per_s: the
 // source's rate between 25% and 75% of the events (bounded queues hold it to the graph's).
+// rate=R (source=file, topology=single): the events are sent at R a second instead, for the
+// latency at a rate the graph sustains.
 #include <time.h>
 
 #include <algorithm>
@@ -18,8 +22,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "../../examples/apps/common/replay_source.hpp"
 #include "../../examples/apps/common/text_input.hpp"
 #include "../../examples/apps/nexmark/generator.hpp"
 #include "../../examples/apps/nexmark/queries.hpp"
@@ -171,6 +177,7 @@ struct run_options {
   std::string source, topology, chaining;
   nx::generator generator;
   std::shared_ptr<std::vector<nx::event>> loaded;  // source=file
+  double rate;                                     // events per second; 0: as fast as taken
 };
 run_options checked_options(const bench_params& p) {
   const auto count = std::uint64_t(p.integer("events"));
@@ -190,13 +197,25 @@ run_options checked_options(const bench_params& p) {
     throw usage_error("nexmark: --chaining must be on or off");
   if (topology == "single" && chaining == "off")
     throw usage_error("nexmark: --topology=single has nothing to chain (source -> farm -> sink)");
+  const double rate = p.number("rate");
+  if (!(rate >= 0)) throw usage_error("nexmark: --rate must be >= 0");
+  if (rate > 0 && (source != "file" || topology != "single"))
+    throw usage_error("nexmark: --rate paces --source=file --topology=single");
   run_options o{
       count,    replicas,
       source,   topology,
       chaining, nx::generator(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))}),
-      nullptr};
+      nullptr,  rate};
   if (source == "file") o.loaded = load(p.text("events_file"), count);
   return o;
+}
+
+// rate > 0: the loaded events at `rate` a second (apps::replay_source: what is due every
+// millisecond, each copied and stamped as sent), for latency at a rate the graph sustains. No
+// marks: the rate is the one asked for.
+auto paced_source(const run_options& o) {
+  return flow::make_stage<apps::replay_source<nx::event>>(
+      std::shared_ptr<const std::vector<nx::event>>(o.loaded), o.rate, o.count);
 }
 
 // What the sink saw, checked against the sequential run, and the run's metrics.
@@ -230,6 +249,26 @@ void finish(json& m, const bench_params& p, const run_options& o, sink_tally& go
   add_latency_metrics(m, std::move(got.latencies));
 }
 
+// topology=parallel: `replicas` sources, each sending its share of the loaded events through
+// its own `front` (chained to it unless chaining=off), all into `rest`.
+template <class Front, class Rest>
+void run_parallel(json& m, spate::runtime& rt, const run_options& o, std::vector<mark>& marks,
+                  Front front, Rest rest) {
+  shared_progress progress;
+  progress.marks.reserve(std::size_t(o.count / mark_every + o.replicas + 1));
+  auto worker = flow::pipeline(flow::make_stage<take_share_source>(o.loaded, &progress), front);
+  if (o.chaining == "on") {
+    flow::graph job(flow::pipeline(flow::farm(worker, o.replicas), rest));
+    timed_run(m, [&] { job.run(rt); });
+  } else {
+    flow::graph job(flow::pipeline(flow::farm(flow::unchained(worker), o.replicas), rest));
+    timed_run(m, [&] { job.run(rt); });
+  }
+  std::sort(progress.marks.begin(), progress.marks.end(),
+            [](const mark& a, const mark& b) { return a.time_ns < b.time_ns; });
+  marks = std::move(progress.marks);
+}
+
 template <class Row, auto Of>
 json run_query(const bench_params& p) {
   run_options o = checked_options(p);
@@ -252,19 +291,10 @@ json run_query(const bench_params& p) {
   auto query = nx::stateless_query<Row, Of>().named(p.text("query"));
   json m;
   if (o.topology == "parallel") {
-    shared_progress progress;
-    progress.marks.reserve(std::size_t(o.count / mark_every + o.replicas + 1));
-    auto worker = flow::pipeline(flow::make_stage<take_share_source>(o.loaded, &progress), query);
-    if (o.chaining == "on") {
-      flow::graph job(flow::pipeline(flow::farm(worker, o.replicas), sink));
-      timed_run(m, [&] { job.run(rt); });
-    } else {
-      flow::graph job(flow::pipeline(flow::farm(flow::unchained(worker), o.replicas), sink));
-      timed_run(m, [&] { job.run(rt); });
-    }
-    std::sort(progress.marks.begin(), progress.marks.end(),
-              [](const mark& a, const mark& b) { return a.time_ns < b.time_ns; });
-    marks = std::move(progress.marks);
+    run_parallel(m, rt, o, marks, query, sink);
+  } else if (o.rate > 0) {
+    flow::graph job(nx::pipeline(paced_source(o), query, sink, o.replicas));
+    timed_run(m, [&] { job.run(rt); });
   } else if (o.loaded) {
     flow::graph job(
         nx::pipeline(flow::make_stage<take_source>(o.loaded, &marks), query, sink, o.replicas));
@@ -278,13 +308,25 @@ json run_query(const bench_params& p) {
   return m;
 }
 
+// What a query with state has for --topology=parallel: none (one source: its pattern's emitter
+// is the graph's one place where time advances), or its two halves.
+struct single_source_only {};
+template <class Sides, class Join>
+struct split_query {
+  Sides sides;  // sides(): a stage with no state, one per source replica
+  Join join;    // join(workers): the rest
+};
+
 // The queries with state (windowed_queries.hpp: q3, q5, q7, q8, q11, q20): source → the
 // query's stage, made by make_query(replicas) (its own emitter, `replicas` window or join
-// workers, its rows) → sink, checked against sequential(events). One source only: the
-// pattern's emitter is the graph's one place where time advances.
-template <class Row, class MakeQuery, class Sequential>
-json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequential) {
-  if (p.text("topology") != "single")
+// workers, its rows) → sink, checked against sequential(events). topology=parallel, for the
+// regular joins (q3, q20, whose results take the events in any order): `replicas` sources,
+// each chained to the query's sides, → the join → sink.
+template <class Row, class MakeQuery, class Sequential, class Split = single_source_only>
+json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequential,
+                  Split split = {}) {
+  constexpr bool splits = !std::is_same_v<Split, single_source_only>;
+  if (!splits && p.text("topology") != "single")
     throw usage_error("nexmark: " + p.text("query") + " runs --topology=single");
   run_options o = checked_options(p);
   std::vector<nx::event> events;
@@ -306,7 +348,13 @@ json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequen
   marks.reserve(std::size_t(o.count / mark_every + 1));
   auto sink = flow::sink([&](Row& r) { got.add(r); });
   json m;
-  if (o.loaded) {
+  if (o.topology == "parallel") {
+    if constexpr (splits)
+      run_parallel(m, rt, o, marks, split.sides(), flow::pipeline(split.join(o.replicas), sink));
+  } else if (o.rate > 0) {
+    flow::graph job(flow::pipeline(paced_source(o), make_query(o.replicas), sink));
+    timed_run(m, [&] { job.run(rt); });
+  } else if (o.loaded) {
     flow::graph job(flow::pipeline(flow::make_stage<take_source>(o.loaded, &marks),
                                    make_query(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
@@ -350,8 +398,12 @@ json nexmark_bench(const bench_params& p) {
   if (q == "q14") return run_query<nx::q14_row, nx::q14_of>(p);
   if (q == "q21") return run_query<nx::q21_row, nx::q21_of>(p);
   if (q == "q22") return run_query<nx::q22_row, nx::q22_of>(p);
-  if (q == "q3") return run_windowed<nx::q3_row>(p, nx::q3, nx::q3_sequential);
-  if (q == "q20") return run_windowed<nx::q20_row>(p, nx::q20, nx::q20_sequential);
+  if (q == "q3")
+    return run_windowed<nx::q3_row>(p, nx::q3, nx::q3_sequential,
+                                    split_query{nx::q3_sides, nx::q3_join});
+  if (q == "q20")
+    return run_windowed<nx::q20_row>(p, nx::q20, nx::q20_sequential,
+                                     split_query{nx::q20_sides, nx::q20_join});
   if (q == "q5") return run_windowed<nx::q5_row>(p, nx::q5, nx::q5_sequential);
   if (q == "q7") return run_windowed<nx::q7_row>(p, nx::q7, nx::q7_sequential);
   if (q == "q8") return run_windowed<nx::q8_row>(p, nx::q8, nx::q8_sequential);

@@ -14,7 +14,9 @@
 // time from dateTime with 4 s of bounded out-of-orderness, keyed by bidder, event-time session
 // windows of 10 s gap counting bids; q5, q7 and q8, windowed the same way, in NexmarkWindows.java;
 // q3 and q20, regular joins keeping both sides in keyed state, in NexmarkJoins.java).
-// KEY=VALUE: further Flink configuration. Prints one JSON line to stdout, as
+// KEY=VALUE: further Flink configuration, but for nexmark.rate=R (send R events a second, for
+// latency at a rate both sustain) and nexmark.buffer_timeout_ms=T (the network buffers'
+// flush timeout, Flink's latency setting). Prints one JSON line to stdout, as
 // spate-bench does; exits 1 when the digest differs from a one-thread loop over the events.
 import java.io.BufferedReader;
 import java.nio.file.Files;
@@ -42,6 +44,7 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -351,14 +354,22 @@ public final class FlinkNexmark {
     conf.set(WebOptions.TMP_DIR, tmp + "/web");
     // The functions keep no reference to their inputs: Flink's usual tuning, no copy per hop.
     conf.set(PipelineOptions.OBJECT_REUSE, true);
+    double rate = 0;  // events per second, all readers together; 0: as fast as taken
+    long bufferTimeoutMs = -1;  // -1: Flink's default
     for (int i = 5; i < args.length; ++i) {
       String[] kv = args[i].split("=", 2);
       if (kv.length != 2) throw new IllegalArgumentException("not KEY=VALUE: " + args[i]);
-      conf.setString(kv[0], kv[1]);
+      if (kv[0].equals("nexmark.rate")) rate = Double.parseDouble(kv[1]);
+      else if (kv[0].equals("nexmark.buffer_timeout_ms")) bufferTimeoutMs = Long.parseLong(kv[1]);
+      else conf.setString(kv[0], kv[1]);
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    var source = env.fromSource(
-        new DataGeneratorSource<>(new Replay(), n, TypeInformation.of(Event.class)),
+    if (bufferTimeoutMs >= 0) env.setBufferTimeout(bufferTimeoutMs);
+    // At a rate, Flink's rate limiter spreads it over the readers (RateLimiterStrategy.perSecond).
+    var source = env.fromSource(rate > 0
+            ? new DataGeneratorSource<>(new Replay(), n, RateLimiterStrategy.perSecond(rate),
+                TypeInformation.of(Event.class))
+            : new DataGeneratorSource<>(new Replay(), n, TypeInformation.of(Event.class)),
         WatermarkStrategy.noWatermarks(), "events");
     if (query.equals("q11")) {
       source.flatMap((Event e, Collector<Row> out) -> {

@@ -188,7 +188,7 @@ void define_benchmarks(bench_registry& r) {
            "before the clock and sends each once; rows checked against a sequential run's digest. "
            "topology=parallel (source=file): a farm of `replicas` sources, each sending its share "
            "and running the query in the same task (chaining=off: each query a task of its own) "
-           "-> sink",
+           "-> sink; rate=R (source=file, topology=single): R events a second, for latency",
            {{"query", "q0"},
             {"events", "10000000"},
             {"replicas", "2"},
@@ -196,7 +196,8 @@ void define_benchmarks(bench_registry& r) {
             {"topology", "single"},
             {"chaining", "on"},
             {"events_file", "build/nexmark/events.csv"},
-            {"seed", "0"}});
+            {"seed", "0"},
+            {"rate", "0"}});
   r.define("timer_jitter", "`rate` timers per second for `seconds`: lateness and CPU",
            {{"rate", "1000"}, {"seconds", "5"}});
   r.define("idle", "a runtime (actor system) with nothing to do, for `seconds`: its CPU use",

@@ -12,9 +12,10 @@
 //
 // A regular join matches every pair of its key whatever their times, as soon as the second
 // of the two arrives, and so keeps both sides for ever (as Flink keeps them in its state). Here
-// it is window::interval_join (docs/windows.md) with bounds that take any two times (±2^62)
-// and a lateness no time can exceed, so that nothing is ever late or dropped: Key Partitioning
-// over `workers` workers by the join key.
+// it is window::interval_join (docs/windows.md) with bounds of ±2^62, which take any two times
+// from 0 to 2^62 (epoch milliseconds: 146 million years), and a lateness no time can exceed,
+// so that nothing is ever late or dropped: Key Partitioning over `workers` workers by the join
+// key. Event times before 0 are not taken (the sequential loops refuse them).
 #include <spate/flow.hpp>
 #include <spate/window.hpp>
 
@@ -68,19 +69,25 @@ inline bool q3_state(std::string_view state) {
   return state == "OR" || state == "ID" || state == "CA";
 }
 
-inline auto q3(std::size_t workers) {
-  namespace window = spate::window;
+/// q3's first half: each event to what the join keeps of it, or nothing (a stage with no
+/// state: a parallel source may run one per replica, chained to it).
+inline auto q3_sides() {
   using item = std::variant<q3_person, q3_auction>;
-  auto sides = spate::flow::flat_map<item>([](event& e, auto emit) {
-    if (person* p = std::get_if<person>(&e.data)) {
-      if (q3_state(p->state))
-        emit(q3_person{p->id, p->date_time, e.stamp_ns, std::move(p->name), std::move(p->city),
-                       std::move(p->state)});
-    } else if (const auction* a = e.as_auction()) {
-      if (a->category == 10) emit(q3_auction{a->id, a->seller, a->date_time, e.stamp_ns});
-    }
-  });
-  auto join = window::interval_join<q3_person, q3_auction>(
+  return spate::flow::flat_map<item>([](event& e, auto emit) {
+           if (person* p = std::get_if<person>(&e.data)) {
+             if (q3_state(p->state))
+               emit(q3_person{p->id, p->date_time, e.stamp_ns, std::move(p->name),
+                              std::move(p->city), std::move(p->state)});
+           } else if (const auction* a = e.as_auction()) {
+             if (a->category == 10) emit(q3_auction{a->id, a->seller, a->date_time, e.stamp_ns});
+           }
+         })
+      .named("q3_sides");
+}
+/// q3's second half: the join, Key Partitioning over `workers` workers.
+inline auto q3_join(std::size_t workers) {
+  namespace window = spate::window;
+  return window::interval_join<q3_person, q3_auction>(
       any_time, [](const q3_person& p) { return p.id; },
       [](const q3_auction& a) { return a.seller; },
       [](const q3_person& p) { return std::uint64_t(p.date_time); },
@@ -89,7 +96,9 @@ inline auto q3(std::size_t workers) {
         return q3_row{p.name, p.city, p.state, a.id, std::max(p.stamp_ns, a.stamp_ns)};
       },
       workers);
-  return spate::flow::pipeline(std::move(sides).named("q3_sides"), std::move(join));
+}
+inline auto q3(std::size_t workers) {
+  return spate::flow::pipeline(q3_sides(), q3_join(workers));
 }
 
 /// q3's rows for `events` by one loop on one thread (any order of events): what the benchmark
@@ -148,18 +157,24 @@ struct q20_auction {
   std::int64_t stamp_ns = 0;
 };
 
-inline auto q20(std::size_t workers) {
-  namespace window = spate::window;
+/// q20's first half: each event to what the join keeps of it, or nothing (a stage with no
+/// state: a parallel source may run one per replica, chained to it).
+inline auto q20_sides() {
   using item = std::variant<q20_bid, q20_auction>;
-  auto sides = spate::flow::flat_map<item>([](event& e, auto emit) {
-    if (bid* b = e.as_bid()) {
-      emit(q20_bid{std::make_shared<const bid>(std::move(*b)), e.stamp_ns});
-    } else if (auction* a = std::get_if<auction>(&e.data)) {
-      if (a->category == 10)
-        emit(q20_auction{std::make_shared<const auction>(std::move(*a)), e.stamp_ns});
-    }
-  });
-  auto join = window::interval_join<q20_bid, q20_auction>(
+  return spate::flow::flat_map<item>([](event& e, auto emit) {
+           if (bid* b = e.as_bid()) {
+             emit(q20_bid{std::make_shared<const bid>(std::move(*b)), e.stamp_ns});
+           } else if (auction* a = std::get_if<auction>(&e.data)) {
+             if (a->category == 10)
+               emit(q20_auction{std::make_shared<const auction>(std::move(*a)), e.stamp_ns});
+           }
+         })
+      .named("q20_sides");
+}
+/// q20's second half: the join, Key Partitioning over `workers` workers.
+inline auto q20_join(std::size_t workers) {
+  namespace window = spate::window;
+  return window::interval_join<q20_bid, q20_auction>(
       any_time, [](const q20_bid& b) { return b.b->auction; },
       [](const q20_auction& a) { return a.a->id; },
       [](const q20_bid& b) { return std::uint64_t(b.b->date_time); },
@@ -168,24 +183,30 @@ inline auto q20(std::size_t workers) {
         return q20_row{b.b, a.a, std::max(b.stamp_ns, a.stamp_ns)};
       },
       workers);
-  return spate::flow::pipeline(std::move(sides).named("q20_sides"), std::move(join));
+}
+inline auto q20(std::size_t workers) {
+  return spate::flow::pipeline(q20_sides(), q20_join(workers));
 }
 
 /// q20's rows for `events` by one loop on one thread (any order of events): what the benchmark
-/// checks a graph's digest against. The tests compare the graph with a reference of their own.
+/// checks a graph's digest against. The rows point into `events` (shared pointers that own
+/// nothing: no copy of the events), valid while it lives. The tests compare the graph with a
+/// reference of their own.
 inline std::vector<q20_row> q20_sequential(const std::vector<event>& events) {
-  std::unordered_map<std::int64_t, std::vector<std::shared_ptr<const bid>>> bids;  // by auction
-  std::unordered_map<std::int64_t, std::vector<std::shared_ptr<const auction>>> auctions;  // by id
+  std::unordered_map<std::int64_t, std::vector<const bid*>> bids;          // by auction
+  std::unordered_map<std::int64_t, std::vector<const auction*>> auctions;  // by id
+  const auto row = [](const bid* b, const auction* a) {
+    return q20_row{std::shared_ptr<const bid>(std::shared_ptr<void>(), b),
+                   std::shared_ptr<const auction>(std::shared_ptr<void>(), a), 0};
+  };
   std::vector<q20_row> rows;
   for (const event& e : events) {
     if (const bid* b = e.as_bid()) {
-      auto shared = std::make_shared<const bid>(*b);
-      for (const auto& a : auctions[b->auction]) rows.push_back({shared, a, 0});
-      bids[b->auction].push_back(std::move(shared));
+      bids[b->auction].push_back(b);
+      for (const auction* a : auctions[b->auction]) rows.push_back(row(b, a));
     } else if (const auction* a = e.as_auction(); a != nullptr && a->category == 10) {
-      auto shared = std::make_shared<const auction>(*a);
-      for (const auto& b : bids[a->id]) rows.push_back({b, shared, 0});
-      auctions[a->id].push_back(std::move(shared));
+      auctions[a->id].push_back(a);
+      for (const bid* b : bids[a->id]) rows.push_back(row(b, a));
     }
   }
   return rows;

@@ -283,13 +283,18 @@ inline bool q22_of(event& e, q22_row& row) {
 /// The benchmark's one-thread loops of the queries with state in time take input whose every
 /// event is strictly within the lateness of the newest before it: at the very edge spate (an
 /// event at the watermark is on time) and Flink (whose watermark is 1 ms behind, newest −
-/// lateness − 1, but emitted only now and then) can differ. Throws std::invalid_argument,
-/// naming the query and both times, for an event that is not; else notes `time`.
+/// lateness − 1, but emitted only now and then) can differ. Times must also be 0 or later:
+/// spate's time windows and joins take times as unsigned integers, from 0. Throws
+/// std::invalid_argument, naming the query and the times, for an event that is not; else
+/// notes `time`.
 class on_time_check {
  public:
   on_time_check(const char* query, std::int64_t lateness_ms)
       : query_(query), lateness_(lateness_ms) {}
   void operator()(std::int64_t time) {
+    if (time < 0)
+      throw std::invalid_argument(std::string(query_) + "_sequential: the event at " +
+                                  std::to_string(time) + " is before time 0");
     if (time <= newest_ - lateness_)
       throw std::invalid_argument(std::string(query_) + "_sequential: the event at " +
                                   std::to_string(time) + " is " + std::to_string(lateness_) +

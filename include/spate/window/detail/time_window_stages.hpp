@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -220,11 +221,14 @@ class time_collector : public flow::node<time_worker_output<Result>, Result>,
     const auto& mark = std::get<watermark_passed>(in);
     passed_[mark.worker] = std::max(passed_[mark.worker], mark.watermark);
     const std::uint64_t all_passed = *std::min_element(passed_.begin(), passed_.end());
-    for (auto& [key, windows] : waiting_)
+    for (auto it = waiting_.begin(); it != waiting_.end();) {  // keys with none left: forgotten
+      auto& windows = it->second;
       while (!windows.empty() && spec_.end(windows.begin()->first) <= all_passed) {
         this->send_next(std::move(windows.begin()->second));
         windows.erase(windows.begin());
       }
+      it = windows.empty() ? waiting_.erase(it) : std::next(it);
+    }
   }
   void on_stop() {  // the windows fired by the end of the stream
     for (auto& [key, windows] : waiting_)
