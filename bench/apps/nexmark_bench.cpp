@@ -3,15 +3,15 @@
 // its query unless chaining=off, → sink; q3, q5, q7, q8, q11, q20: source → the query's
 // emitter → its `replicas` window or join workers → sink, and for q3 and q20 also
 // topology=parallel: sources each chained to the query's first half → the join → sink), the
-// sink folding every row into the digest the
-// sequential run gives (a run whose rows differ fails). source=generator makes the events as
-// it sends them; source=file loads events_file (nexmark generate) before the clock starts and
-// sends each event once, moved out of memory — what the Flink program (bench/flink/
-// FlinkNexmark.java) does with the same file. query=generate times the generator alone, on
-// one thread. Latency: source stamp to sink, every 16th row. steady_events_per_s: the
-// source's rate between 25% and 75% of the events (bounded queues hold it to the graph's).
-// rate=R (source=file, topology=single): the events are sent at R a second instead, for the
-// latency at a rate the graph sustains.
+// sink folding every row into the digest the sequential run gives (a run whose rows differ
+// fails). source=generator makes the events as it sends them (for the queries with state:
+// before the clock starts, as their sequential run needs them too); source=file loads
+// events_file (nexmark generate) before the clock starts and sends each event once, moved out
+// of memory — what the Flink program (bench/flink/FlinkNexmark.java) does with the same file.
+// query=generate times the generator alone, on one thread. Latency: source stamp to sink,
+// every 16th row. steady_events_per_s: the source's rate between 25% and 75% of the events
+// (bounded queues hold it to the graph's). rate=R (source=file, topology=single): the events
+// are sent at R a second instead, for the latency at a rate the graph sustains.
 #include <time.h>
 
 #include <algorithm>
@@ -53,24 +53,33 @@ inline std::int64_t cpu_ns() {
   return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
-// Sends the loaded events once each, moved out (the memory is the run's), stamped as sent.
+// Sends the loaded events once each, moved out (the memory is the run's), stamped as sent; at
+// `rate` > 0 a second, paced (apps::send_pacer: what is due every millisecond).
 class take_source : public flow::source<nx::event> {
  public:
-  take_source(std::shared_ptr<std::vector<nx::event>> events, std::vector<mark>* marks)
-      : events_(std::move(events)), marks_(marks) {}
+  take_source(std::shared_ptr<std::vector<nx::event>> events, std::vector<mark>* marks, double rate)
+      : events_(std::move(events)), marks_(marks), pacer_(rate) {}
+  void on_start() { pacer_.start(*this); }
+  bool has_news() const { return pacer_.has_news(); }
   flow::produce_status produce() {
-    for (int k = 0; k < 256 && next_ < events_->size(); ++k, ++next_) {
+    const std::size_t due = std::size_t(pacer_.due(events_->size()));
+    for (int k = 0; k < 256 && next_ < due; ++k, ++next_) {
       nx::event& e = (*events_)[next_];
       e.stamp_ns = apps::steady_ns();  // per event, as the Flink program's source
       if (next_ % mark_every == 0) marks_->push_back(mark{e.stamp_ns, cpu_ns()});
       send_next(std::move(e));
     }
-    return next_ == events_->size() ? flow::produce_status::ended : flow::produce_status::more;
+    if (next_ == events_->size()) {
+      pacer_.stop();
+      return flow::produce_status::ended;
+    }
+    return next_ < due ? flow::produce_status::more : flow::produce_status::wait;
   }
 
  private:
   std::shared_ptr<std::vector<nx::event>> events_;
   std::vector<mark>* marks_;
+  apps::send_pacer pacer_;
   std::size_t next_ = 0;
 };
 
@@ -210,14 +219,6 @@ run_options checked_options(const bench_params& p) {
   return o;
 }
 
-// rate > 0: the loaded events at `rate` a second (apps::replay_source: what is due every
-// millisecond, each copied and stamped as sent), for latency at a rate the graph sustains. No
-// marks: the rate is the one asked for.
-auto paced_source(const run_options& o) {
-  return flow::make_stage<apps::replay_source<nx::event>>(
-      std::shared_ptr<const std::vector<nx::event>>(o.loaded), o.rate, o.count);
-}
-
 // What the sink saw, checked against the sequential run, and the run's metrics.
 struct sink_tally {
   std::uint64_t rows = 0, digest = 0;
@@ -292,12 +293,9 @@ json run_query(const bench_params& p) {
   json m;
   if (o.topology == "parallel") {
     run_parallel(m, rt, o, marks, query, sink);
-  } else if (o.rate > 0) {
-    flow::graph job(nx::pipeline(paced_source(o), query, sink, o.replicas));
-    timed_run(m, [&] { job.run(rt); });
   } else if (o.loaded) {
-    flow::graph job(
-        nx::pipeline(flow::make_stage<take_source>(o.loaded, &marks), query, sink, o.replicas));
+    flow::graph job(nx::pipeline(flow::make_stage<take_source>(o.loaded, &marks, o.rate), query,
+                                 sink, o.replicas));
     timed_run(m, [&] { job.run(rt); });
   } else {
     flow::graph job(nx::pipeline(flow::make_stage<generating_source>(o.generator, o.count, &marks),
@@ -339,7 +337,6 @@ json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequen
     ++expected_rows;
     expected_digest += row.digest();
   }
-  events = {};
 
   spate::runtime rt(spate_runtime_config(p));
   sink_tally got;
@@ -351,17 +348,12 @@ json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequen
   if (o.topology == "parallel") {
     if constexpr (splits)
       run_parallel(m, rt, o, marks, split.sides(), flow::pipeline(split.join(o.replicas), sink));
-  } else if (o.rate > 0) {
-    flow::graph job(flow::pipeline(paced_source(o), make_query(o.replicas), sink));
-    timed_run(m, [&] { job.run(rt); });
-  } else if (o.loaded) {
-    flow::graph job(flow::pipeline(flow::make_stage<take_source>(o.loaded, &marks),
-                                   make_query(o.replicas), sink));
-    timed_run(m, [&] { job.run(rt); });
   } else {
-    flow::graph job(
-        flow::pipeline(flow::make_stage<generating_source>(o.generator, o.count, &marks),
-                       make_query(o.replicas), sink));
+    // source=generator: the events the sequential run needed, made before the clock starts
+    // (as source=file's), so that one source type serves every run of a query with state.
+    auto taken = o.loaded ? o.loaded : std::make_shared<std::vector<nx::event>>(std::move(events));
+    flow::graph job(flow::pipeline(flow::make_stage<take_source>(taken, &marks, o.rate),
+                                   make_query(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
   }
   finish(m, p, o, got, expected_rows, expected_digest, marks);

@@ -355,16 +355,19 @@ public final class FlinkNexmark {
     // The functions keep no reference to their inputs: Flink's usual tuning, no copy per hop.
     conf.set(PipelineOptions.OBJECT_REUSE, true);
     double rate = 0;  // events per second, all readers together; 0: as fast as taken
-    long bufferTimeoutMs = -1;  // -1: Flink's default
+    Long bufferTimeoutMs = null;  // null: Flink's default
     for (int i = 5; i < args.length; ++i) {
       String[] kv = args[i].split("=", 2);
       if (kv.length != 2) throw new IllegalArgumentException("not KEY=VALUE: " + args[i]);
-      if (kv[0].equals("nexmark.rate")) rate = Double.parseDouble(kv[1]);
+      if (kv[0].equals("nexmark.rate")) {
+        rate = Double.parseDouble(kv[1]);
+        if (!(rate >= 0)) throw new IllegalArgumentException("nexmark.rate must be >= 0: " + kv[1]);
+      }
       else if (kv[0].equals("nexmark.buffer_timeout_ms")) bufferTimeoutMs = Long.parseLong(kv[1]);
       else conf.setString(kv[0], kv[1]);
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    if (bufferTimeoutMs >= 0) env.setBufferTimeout(bufferTimeoutMs);
+    if (bufferTimeoutMs != null) env.setBufferTimeout(bufferTimeoutMs);
     // At a rate, Flink's rate limiter spreads it over the readers (RateLimiterStrategy.perSecond).
     var source = env.fromSource(rate > 0
             ? new DataGeneratorSource<>(new Replay(), n, RateLimiterStrategy.perSecond(rate),

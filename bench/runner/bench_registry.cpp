@@ -188,7 +188,9 @@ void define_benchmarks(bench_registry& r) {
            "before the clock and sends each once; rows checked against a sequential run's digest. "
            "topology=parallel (source=file): a farm of `replicas` sources, each sending its share "
            "and running the query in the same task (chaining=off: each query a task of its own) "
-           "-> sink; rate=R (source=file, topology=single): R events a second, for latency",
+           "-> sink (q3, q20: sources chained to the query's filter -> the join -> sink; the other "
+           "queries with state run topology=single only); rate=R (source=file, "
+           "topology=single): R events a second, for latency",
            {{"query", "q0"},
             {"events", "10000000"},
             {"replicas", "2"},

@@ -339,6 +339,10 @@ TEST(nexmark_state, the_benchmarks_one_thread_loops_give_the_references_rows) {
   EXPECT_NO_THROW(nx::q8_sequential({person_late, late[1]})) << "a bid does not count for q8";
   EXPECT_THROW(nx::q5_sequential({bid_at(-1, 1, 1)}), std::invalid_argument) << "before time 0";
   EXPECT_THROW(nx::q8_sequential({person_before_0}), std::invalid_argument);
+  EXPECT_THROW(nx::q3_sequential({person_before_0}), std::invalid_argument);
+  EXPECT_THROW(nx::q20_sequential({bid_at(-1, 1, 1)}), std::invalid_argument);
+  EXPECT_NO_THROW(nx::q20_sequential({bid_at(900'000, 1, 1), bid_at(1, 1, 1)}))
+      << "a regular join has no lateness";
 }
 
 }  // namespace

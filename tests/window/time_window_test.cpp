@@ -4,6 +4,7 @@
 // function forms and 1 to 4 workers.
 #include <spate/flow.hpp>
 #include <spate/window.hpp>
+#include <spate/window/detail/time_window_keeper.hpp>  // a worker's keeper, tested directly
 
 #include <gtest/gtest.h>
 
@@ -162,6 +163,28 @@ TEST(time_windows, a_tuple_later_than_the_allowed_lateness_is_counted_not_lost_s
   EXPECT_EQ(out[1].value, 2);
   EXPECT_EQ(out[2].value, 3 + 5);
   EXPECT_FALSE(out[2].complete);  // [30, 40) was still open when the stream ended
+}
+
+// A key whose windows have all fired is forgotten (a stream of ever-new keys — new users,
+// sessions ids — must not pile up entries that every watermark walks), and comes back with
+// its next tuple.
+TEST(time_windows, a_worker_forgets_a_key_once_its_windows_have_fired) {
+  auto count = window::incremental<int>([](int& n, const int&) { ++n; },
+                                        [](const int&, const int& n) { return n; });
+  window::detail::time_window_keeper<int, int, decltype(count)> keeper(
+      window::time_window{.length = 10, .slide = 10}, count, 0, 1);
+  for (int key = 0; key < 1000; ++key) keeper.add(key, key, 5);
+  keeper.add(7, 7, 15);  // key 7 also has window 1 open
+  EXPECT_EQ(keeper.kept_keys(), 1000u);
+  std::size_t fired = 0;
+  keeper.advance(10, [&](const auto& r) { fired += std::size_t(r.value); });
+  EXPECT_EQ(fired, 1000u) << "window 0 of every key";
+  EXPECT_EQ(keeper.kept_keys(), 1u) << "only key 7, whose window 1 is open";
+  keeper.add(3, 3, 12);
+  EXPECT_EQ(keeper.kept_keys(), 2u) << "a forgotten key comes back with its next tuple";
+  keeper.advance(20, [&](const auto& r) { fired += std::size_t(r.value); });
+  EXPECT_EQ(fired, 1002u);
+  EXPECT_EQ(keeper.kept_keys(), 0u);
 }
 
 TEST(time_windows, zero_length_or_slide_is_refused_by_name) {

@@ -15,6 +15,7 @@ for line in path.read_text().splitlines():
     if line.strip():
         r = json.loads(line)
         r["metrics"]["_rate"] = r["params"].get("rate", 0)
+        r["metrics"]["_events"] = float(r["params"]["events"])
         runs[r["params"]["query"]][r["impl"]].append(r["metrics"])
 
 
@@ -49,18 +50,34 @@ def at_rate(ms):
 
 
 def us(v):
-    return "—" if v is None else (f"{v / 1e3:.2f} ms" if v >= 1000 else f"{v:.0f} µs")
+    if v is None:
+        return "—"
+    if v >= 1000:
+        return f"{v / 1e3:.2f} ms"
+    return f"{v:.1f} µs" if v < 10 else f"{v:.0f} µs"
+
+
+def seconds(ms, key):
+    v = med(ms, key)
+    return "—" if v is None else f"{v:.1f} s"
 
 
 if any(at_rate(runs[q][i]) for q in runs for i in runs[q]):
     # Paced runs (docs/benchmarks/nexmark-latency): latency at the rate, and the CPU it took.
-    print("| query | runs | rate | latency p50 spate / Flink | p99 spate / Flink |"
+    # Whether each side kept the rate: the time its run took (spate: the graph's run; Flink:
+    # the job's, its start included) against the events / rate it should take.
+    print("| query | runs | rate | run time spate / Flink (events / rate) |"
+          " latency p50 spate / Flink | p99 spate / Flink |"
           " max spate / Flink | CPU spate / Flink | rows | digests agree |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for q in sorted(runs, key=lambda q: int(q[1:])):
         s, f = runs[q]["spate"], runs[q]["flink"]
         digests = {m["digest"] for m in s + f}
-        print(f"| {q} | {len(s)} + {len(f)} | {float(s[0]['_rate']):,.0f}/s |"
+        rates = {float(m["_rate"]) for m in s + f}
+        assert len(rates) == 1, f"{q}: runs at different rates {rates}"
+        rate = rates.pop()
+        print(f"| {q} | {len(s)} + {len(f)} | {rate:,.0f}/s |"
+              f" {seconds(s, 'wall_s')} / {seconds(f, 'job_s')} ({s[0]['_events'] / rate:.1f} s) |"
               f" {us(med(s, 'lat_p50_us'))} / {us(med(f, 'lat_p50_us'))} |"
               f" {us(med(s, 'lat_p99_us'))} / {us(med(f, 'lat_p99_us'))} |"
               f" {us(med(s, 'lat_max_us'))} / {us(med(f, 'lat_max_us'))} |"
@@ -69,14 +86,15 @@ if any(at_rate(runs[q][i]) for q in runs for i in runs[q]):
     sys.exit(0)
 
 print("| query | runs | spate steady events/s | Flink steady events/s | spate / Flink steady |"
-      " whole run | CPU spate / Flink | peak RSS spate / Flink | latency p50 / p99 spate;"
+      " whole run | per CPU second (steady) | CPU spate / Flink | peak RSS spate / Flink | latency p50 / p99 spate;"
       " Flink | rows | digests agree |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for q in sorted(runs, key=lambda q: int(q[1:])):
     s, f = runs[q]["spate"], runs[q]["flink"]
     digests = {m["digest"] for m in s + f}
     print(f"| {q} | {len(s)} + {len(f)} | {mega(med(s, 'steady_events_per_s'))} |"
           f" {mega(med(f, 'steady_events_per_s'))} | {ratio(q, 'steady_events_per_s')} |"
-          f" {ratio(q, 'events_per_s')} | {med(s, 'cpu_pct'):.0f}% / {med(f, 'cpu_pct'):.0f}% |"
+          f" {ratio(q, 'events_per_s')} | {ratio(q, 'steady_events_per_core_s')} |"
+          f" {med(s, 'cpu_pct'):.0f}% / {med(f, 'cpu_pct'):.0f}% |"
           f" {med(s, 'peak_rss_mb') / 1024:.1f} / {med(f, 'peak_rss_mb') / 1024:.1f} GB |"
           f" {lat(s)}; {lat(f)} | {s[0]['rows']:,} | {'yes' if len(digests) == 1 else 'NO'} |")

@@ -32,26 +32,45 @@ concept stamped_record = requires(T& t) {
   t.seq = std::uint64_t{};
 };
 
+// How many records a source should have sent by now at `rate` a second (all of them at rate
+// 0), counted from start(): a source sends what is due when a flow::wake_timer tick wakes it,
+// every millisecond, so no thread sleeps or spins. The source's has_news() is the pacer's.
+class send_pacer {
+ public:
+  explicit send_pacer(double rate) : rate_(rate) {}
+  template <class Node>
+  void start(Node& node) {
+    start_ns_ = steady_ns();
+    if (rate_ > 0) timer_.start(node, std::chrono::milliseconds(1));
+  }
+  bool has_news() const { return rate_ <= 0 || timer_.due(); }
+  /// Of `total`, how many are due; `resumed_at` records were sent before start() (a restore).
+  std::uint64_t due(std::uint64_t total, std::uint64_t resumed_at = 0) {
+    if (rate_ <= 0) return total;
+    timer_.take();
+    return std::min<std::uint64_t>(
+        total, resumed_at + std::uint64_t(rate_ * double(steady_ns() - start_ns_) / 1e9) + 1);
+  }
+  void stop() { timer_.stop(); }
+
+ private:
+  double rate_;
+  std::int64_t start_ns_ = 0;
+  spate::flow::wake_timer timer_;
+};
+
 template <stamped_record T>
 class replay_source : public spate::flow::source<T> {
  public:
   replay_source(std::shared_ptr<const std::vector<T>> records, double rate, std::uint64_t total)
-      : records_(std::move(records)), rate_(rate), total_(records_->empty() ? 0 : total) {}
+      : records_(std::move(records)), pacer_(rate), total_(records_->empty() ? 0 : total) {}
 
-  void on_start() {
-    start_ns_ = steady_ns();
-    if (rate_ > 0) timer_.start(*this, std::chrono::milliseconds(1));
-  }
-  bool has_news() const { return rate_ <= 0 || timer_.due(); }
+  void on_start() { pacer_.start(*this); }
+  bool has_news() const { return pacer_.has_news(); }
   spate::flow::produce_status produce() {
     using spate::flow::produce_status;
     if (sent_ == total_) return finish();
-    std::uint64_t due = total_;
-    if (rate_ > 0) {
-      timer_.take();
-      due = std::min<std::uint64_t>(
-          total_, resumed_at_ + std::uint64_t(rate_ * double(steady_ns() - start_ns_) / 1e9) + 1);
-    }
+    const std::uint64_t due = pacer_.due(total_, resumed_at_);
     const std::int64_t now = steady_ns();
     for (int k = 0; k < 256 && sent_ < due; ++k, ++sent_) {
       T item = (*records_)[sent_ % records_->size()];
@@ -69,15 +88,13 @@ class replay_source : public spate::flow::source<T> {
 
  private:
   spate::flow::produce_status finish() {
-    timer_.stop();
+    pacer_.stop();
     return spate::flow::produce_status::ended;
   }
   std::shared_ptr<const std::vector<T>> records_;
-  double rate_;
+  send_pacer pacer_;
   std::uint64_t total_, sent_ = 0;
   std::uint64_t resumed_at_ = 0;  // where a restore started: the rate counts from there
-  std::int64_t start_ns_ = 0;
-  spate::flow::wake_timer timer_;
 };
 
 // End-to-end latencies seen by a sink (one thread), summarised after the run.

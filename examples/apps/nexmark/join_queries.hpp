@@ -107,7 +107,9 @@ inline std::vector<q3_row> q3_sequential(const std::vector<event>& events) {
   std::unordered_map<std::int64_t, std::vector<const person*>> persons;  // by id
   std::unordered_map<std::int64_t, std::vector<std::int64_t>> auctions;  // ids, by seller
   std::vector<q3_row> rows;
+  on_time_check from_time_0("q3", std::numeric_limits<std::int64_t>::max());  // nothing late
   for (const event& e : events) {
+    from_time_0(e.date_time());
     if (const person* p = e.as_person(); p != nullptr && q3_state(p->state)) {
       persons[p->id].push_back(p);
       for (std::int64_t id : auctions[p->id]) rows.push_back({p->name, p->city, p->state, id, 0});
@@ -200,7 +202,9 @@ inline std::vector<q20_row> q20_sequential(const std::vector<event>& events) {
                    std::shared_ptr<const auction>(std::shared_ptr<void>(), a), 0};
   };
   std::vector<q20_row> rows;
+  on_time_check from_time_0("q20", std::numeric_limits<std::int64_t>::max());  // nothing late
   for (const event& e : events) {
+    from_time_0(e.date_time());
     if (const bid* b = e.as_bid()) {
       bids[b->auction].push_back(b);
       for (const auction* a : auctions[b->auction]) rows.push_back(row(b, a));

@@ -120,6 +120,9 @@ class time_window_keeper {
     }
   }
 
+  /// How many keys have an open window here (a key with none is forgotten).
+  std::size_t kept_keys() const noexcept { return keys_.size(); }
+
  private:
   window_shape shape() const noexcept { return {spec_.length, spec_.slide, spec_.lateness}; }
 
