@@ -6,18 +6,23 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../../examples/apps/common/replay_source.hpp"
 #include "fault_helpers.hpp"
 #include "spate/exec/runtime.hpp"
 #include "spate/exec/timer_service.hpp"
+#include "spate/flow.hpp"
 
 using namespace std::chrono_literals;
 using spate::test::eventually;
+using spate::test::within;
 
 namespace {
 
@@ -109,21 +114,25 @@ TEST(timer_faults, a_periodic_timer_keeps_ticking_while_a_keeper_waits_for_a_lat
         std::this_thread::sleep_for(3ms);
       }
     });
-    ASSERT_TRUE(eventually([&] {
-      std::lock_guard lock(m);
-      return at.size() >= 6;
-    }, 10s));
+    ASSERT_TRUE(eventually(
+        [&] {
+          std::lock_guard lock(m);
+          return at.size() >= 6;
+        },
+        10s));
     busy = false;  // both workers idle from here: the ticks must go on
-    ASSERT_TRUE(eventually([&] {
-      std::lock_guard lock(m);
-      return at.size() >= 100;
-    }, 10s));
+    ASSERT_TRUE(eventually(
+        [&] {
+          std::lock_guard lock(m);
+          return at.size() >= 100;
+        },
+        10s));
     rt.timers().cancel(id);
     std::lock_guard lock(m);
     auto longest = 0ms;
     for (std::size_t i = 1; i < at.size(); ++i) {
-      longest = std::max(longest, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      at[i] - at[i - 1]));
+      longest = std::max(longest,
+                         std::chrono::duration_cast<std::chrono::milliseconds>(at[i] - at[i - 1]));
     }
     // A tick late by a scheduling hiccup is tens of ms on a loaded machine; the defect was
     // seconds (the far deadline).
@@ -148,10 +157,12 @@ TEST(timer_faults, a_throwing_callback_is_reported_and_later_timers_still_fire) 
     periodic_runs.fetch_add(1);
     throw std::runtime_error("boom-periodic");
   });
-  ASSERT_TRUE(eventually([&] {
-    std::lock_guard lock(m);
-    return reports.size() >= 2;
-  }, 10s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::lock_guard lock(m);
+        return reports.size() >= 2;
+      },
+      10s));
   rt.timers().schedule_after(1ms, [&] { after.fetch_add(1); });
   EXPECT_TRUE(eventually([&] { return after.load() == 1; }, 10s));
   std::this_thread::sleep_for(20ms);
@@ -164,4 +175,27 @@ TEST(timer_faults, a_throwing_callback_is_reported_and_later_timers_still_fire) 
                      (reports[1].find("boom-once") != std::string::npos &&
                       reports[0].find("boom-periodic") != std::string::npos);
   EXPECT_TRUE(named) << reports[0] << " / " << reports[1];
+}
+
+// A source paced by a wake timer (apps::send_pacer: the apps' replay, spate-bench's --rate)
+// spends its time waiting for the next tick. Cancel ends it then, in bounded time, not when
+// its records run out (10,000 s of them here), and the timer stops with it.
+TEST(timer_faults, cancel_ends_a_graph_whose_source_waits_for_its_pacing_tick) {
+  struct record {
+    std::uint64_t seq = 0;
+    std::int64_t stamp_ns = 0;
+  };
+  spate::runtime rt{config_with(spate::scheduler_config::default_preset())};
+  std::atomic<std::uint64_t> got{0};
+  spate::flow::graph job(
+      spate::flow::pipeline(spate::flow::make_stage<apps::replay_source<record>>(
+                                std::make_shared<const std::vector<record>>(100), 100.0, 1'000'000),
+                            spate::flow::sink([&](record&) { got.fetch_add(1); })));
+  job.start(rt);
+  ASSERT_TRUE(eventually([&] { return got.load() >= 3; }, 10s)) << "the paced source never sent";
+  within(5s, "cancel of a graph whose source waits for its pacing tick", [&] {
+    job.cancel();
+    job.wait();
+  });
+  EXPECT_LT(got.load(), 1'000'000u);
 }
