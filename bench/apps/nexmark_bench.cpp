@@ -1,155 +1,13 @@
-// spate-bench nexmark: a Nexmark query (examples/apps/nexmark) over `events` events, as
-// source → farm of `replicas` → sink (topology=parallel: `replicas` sources, each chained to
-// its query unless chaining=off, → sink; q3, q5, q7, q8, q11, q20: source → the query's
-// emitter → its `replicas` window or join workers → sink, and for q3 and q20 also
-// topology=parallel: sources each chained to the query's first half → the join → sink), the
-// sink folding every row into the digest the sequential run gives (a run whose rows differ
-// fails). source=generator makes the events as it sends them (for the queries with state:
-// before the clock starts, as their sequential run needs them too); source=file loads
-// events_file (nexmark generate) before the clock starts and sends each event once, moved out
-// of memory — what the Flink program (bench/flink/FlinkNexmark.java) does with the same file.
-// query=generate times the generator alone, on one thread. Latency: source stamp to sink,
-// every 16th row. steady_events_per_s: the source's rate between 25% and 75% of the events
-// (bounded queues hold it to the graph's). rate=R (source=file, topology=single): the events
-// are sent at R a second instead, for the latency at a rate the graph sustains.
-#include <time.h>
-
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
+// spate-bench nexmark: the options, the stateless queries and the generator alone, and the
+// dispatch to the queries with state (nexmark_windows.cpp, nexmark_joins.cpp,
+// nexmark_updates.cpp); nexmark_run.hpp says what a run is.
 #include <cstdio>
 #include <filesystem>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <type_traits>
-#include <vector>
 
-#include "../../examples/apps/common/replay_source.hpp"
-#include "../../examples/apps/common/text_input.hpp"
-#include "../../examples/apps/nexmark/generator.hpp"
-#include "../../examples/apps/nexmark/queries.hpp"
-#include "../../examples/apps/nexmark/windowed_queries.hpp"
-#include "../runner/bench_registry.hpp"
-#include "../runner/measure.hpp"
-#include "../runner/spate_config.hpp"
+#include "nexmark_run.hpp"
 
-namespace spate_bench {
-namespace {
+namespace spate_bench::nexmark_run {
 
-namespace flow = spate::flow;
-namespace nx = apps::nexmark;
-
-// The bench's sources note the time every mark_every events they send: the steady rate is
-// taken between the marks at 25% and 75% of the run, leaving out its start and its end (the
-// Flink program's source does the same).
-constexpr std::uint64_t mark_every = 65'536;
-struct mark {
-  std::int64_t time_ns, cpu_ns;  // steady clock; the process's CPU time (all threads)
-};
-inline std::int64_t cpu_ns() {
-  timespec t{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
-
-// Sends the loaded events once each, moved out (the memory is the run's), stamped as sent; at
-// `rate` > 0 a second, paced (apps::send_pacer: what is due every millisecond).
-class take_source : public flow::source<nx::event> {
- public:
-  take_source(std::shared_ptr<std::vector<nx::event>> events, std::vector<mark>* marks, double rate)
-      : events_(std::move(events)), marks_(marks), pacer_(rate) {}
-  void on_start() { pacer_.start(*this); }
-  bool has_news() const { return pacer_.has_news(); }
-  flow::produce_status produce() {
-    const std::size_t due = std::size_t(pacer_.due(events_->size()));
-    for (int k = 0; k < 256 && next_ < due; ++k, ++next_) {
-      nx::event& e = (*events_)[next_];
-      e.stamp_ns = apps::steady_ns();  // per event, as the Flink program's source
-      if (next_ % mark_every == 0) marks_->push_back(mark{e.stamp_ns, cpu_ns()});
-      send_next(std::move(e));
-    }
-    if (next_ == events_->size()) {
-      pacer_.stop();
-      return flow::produce_status::ended;
-    }
-    return next_ < due ? flow::produce_status::more : flow::produce_status::wait;
-  }
-
- private:
-  std::shared_ptr<std::vector<nx::event>> events_;
-  std::vector<mark>* marks_;
-  apps::send_pacer pacer_;
-  std::size_t next_ = 0;
-};
-
-// What the replicas of a parallel source send, counted together: a mark every mark_every
-// events over all of them (any replica's thread; the marks are sorted by time at the end).
-struct shared_progress {
-  std::atomic<std::uint64_t> sent{0};
-  std::mutex mutex;
-  std::vector<mark> marks;
-  void add(std::uint64_t n, std::int64_t now_ns) {
-    const std::uint64_t before = sent.fetch_add(n, std::memory_order_relaxed);
-    if (before / mark_every == (before + n) / mark_every && before != 0) return;
-    const std::lock_guard lock(mutex);
-    marks.push_back(mark{now_ns, cpu_ns()});
-  }
-};
-
-// Replica r of R sends the r-th of R contiguous blocks of the loaded events (a parallel
-// source; blocks, not every R-th event, so that two replicas never write to one cache
-// line), moved out and stamped as sent, as take_source does.
-class take_share_source : public flow::source<nx::event> {
- public:
-  static constexpr bool parallel_source = true;  ///< each replica sends its own block
-  take_share_source(std::shared_ptr<std::vector<nx::event>> events, shared_progress* progress)
-      : events_(std::move(events)), progress_(progress) {}
-  void on_start() {
-    next_ = events_->size() * replica_index() / replica_count();
-    end_ = events_->size() * (replica_index() + 1) / replica_count();
-  }
-  flow::produce_status produce() {
-    std::uint64_t sent = 0;
-    std::int64_t now = 0;
-    for (int k = 0; k < 256 && next_ < end_; ++k, ++next_) {
-      nx::event& e = (*events_)[next_];
-      e.stamp_ns = now = apps::steady_ns();
-      send_next(std::move(e));
-      ++sent;
-    }
-    if (sent != 0) progress_->add(sent, now);
-    return next_ == end_ ? flow::produce_status::ended : flow::produce_status::more;
-  }
-
- private:
-  std::shared_ptr<std::vector<nx::event>> events_;
-  shared_progress* progress_;
-  std::size_t next_ = 0, end_ = 0;
-};
-
-// Makes events [0, count) as it sends them (nexmark::generator_source, with the marks).
-class generating_source : public flow::source<nx::event> {
- public:
-  generating_source(nx::generator g, std::uint64_t count, std::vector<mark>* marks)
-      : generator_(std::move(g)), count_(count), marks_(marks) {}
-  flow::produce_status produce() {
-    for (int k = 0; k < 256 && next_ < count_; ++k, ++next_) {
-      nx::event e = generator_.at(next_);
-      e.stamp_ns = apps::steady_ns();
-      if (next_ % mark_every == 0) marks_->push_back(mark{e.stamp_ns, cpu_ns()});
-      send_next(std::move(e));
-    }
-    return next_ == count_ ? flow::produce_status::ended : flow::produce_status::more;
-  }
-
- private:
-  nx::generator generator_;
-  std::uint64_t count_, next_ = 0;
-  std::vector<mark>* marks_;
-};
-
-// The steady rate, and the events per CPU second (all threads) between the same marks.
 void add_steady_rate(json& m, const std::vector<mark>& marks) {
   const std::size_t first = marks.size() / 4, last = marks.size() * 3 / 4;
   if (last <= first || marks[last].time_ns <= marks[first].time_ns) return;
@@ -179,15 +37,6 @@ std::shared_ptr<std::vector<nx::event>> load(const std::string& path, std::uint6
   return std::make_shared<std::vector<nx::event>>(std::move(input.records));
 }
 
-// The options every query run takes, checked.
-struct run_options {
-  std::uint64_t count;
-  std::size_t replicas;
-  std::string source, topology, chaining;
-  nx::generator generator;
-  std::shared_ptr<std::vector<nx::event>> loaded;  // source=file
-  double rate;                                     // events per second; 0: as fast as taken
-};
 run_options checked_options(const bench_params& p) {
   const auto count = std::uint64_t(p.integer("events"));
   const auto replicas = std::size_t(p.integer("replicas"));
@@ -219,16 +68,6 @@ run_options checked_options(const bench_params& p) {
   return o;
 }
 
-// What the sink saw, checked against the sequential run, and the run's metrics.
-struct sink_tally {
-  std::uint64_t rows = 0, digest = 0;
-  std::vector<std::int64_t> latencies;  // every 16th row
-  template <class Row>
-  void add(const Row& r) {
-    digest += r.digest();
-    if (++rows % 16 == 0) latencies.push_back(apps::steady_ns() - r.stamp_ns);
-  }
-};
 void finish(json& m, const bench_params& p, const run_options& o, sink_tally& got,
             std::uint64_t expected_rows, std::uint64_t expected_digest,
             const std::vector<mark>& marks) {
@@ -250,26 +89,10 @@ void finish(json& m, const bench_params& p, const run_options& o, sink_tally& go
   add_latency_metrics(m, std::move(got.latencies));
 }
 
-// topology=parallel: `replicas` sources, each sending its share of the loaded events through
-// its own `front` (chained to it unless chaining=off), all into `rest`.
-template <class Front, class Rest>
-void run_parallel(json& m, spate::runtime& rt, const run_options& o, std::vector<mark>& marks,
-                  Front front, Rest rest) {
-  shared_progress progress;
-  progress.marks.reserve(std::size_t(o.count / mark_every + o.replicas + 1));
-  auto worker = flow::pipeline(flow::make_stage<take_share_source>(o.loaded, &progress), front);
-  if (o.chaining == "on") {
-    flow::graph job(flow::pipeline(flow::farm(worker, o.replicas), rest));
-    timed_run(m, [&] { job.run(rt); });
-  } else {
-    flow::graph job(flow::pipeline(flow::farm(flow::unchained(worker), o.replicas), rest));
-    timed_run(m, [&] { job.run(rt); });
-  }
-  std::sort(progress.marks.begin(), progress.marks.end(),
-            [](const mark& a, const mark& b) { return a.time_ns < b.time_ns; });
-  marks = std::move(progress.marks);
-}
+namespace {
 
+// A stateless query: source → farm of `replicas` copies of it → sink (topology=parallel:
+// `replicas` sources each chained to it → sink).
 template <class Row, auto Of>
 json run_query(const bench_params& p) {
   run_options o = checked_options(p);
@@ -306,60 +129,6 @@ json run_query(const bench_params& p) {
   return m;
 }
 
-// What a query with state has for --topology=parallel: none (one source: its pattern's emitter
-// is the graph's one place where time advances), or its two halves.
-struct single_source_only {};
-template <class Sides, class Join>
-struct split_query {
-  Sides sides;  // sides(): a stage with no state, one per source replica
-  Join join;    // join(workers): the rest
-};
-
-// The queries with state (windowed_queries.hpp: q3, q5, q7, q8, q11, q20): source → the
-// query's stage, made by make_query(replicas) (its own emitter, `replicas` window or join
-// workers, its rows) → sink, checked against sequential(events). topology=parallel, for the
-// regular joins (q3, q20, whose results take the events in any order): `replicas` sources,
-// each chained to the query's sides, → the join → sink.
-template <class Row, class MakeQuery, class Sequential, class Split = single_source_only>
-json run_windowed(const bench_params& p, MakeQuery make_query, Sequential sequential,
-                  Split split = {}) {
-  constexpr bool splits = !std::is_same_v<Split, single_source_only>;
-  if (!splits && p.text("topology") != "single")
-    throw usage_error("nexmark: " + p.text("query") + " runs --topology=single");
-  run_options o = checked_options(p);
-  std::vector<nx::event> events;
-  if (!o.loaded) {
-    events.reserve(std::size_t(o.count));
-    for (std::uint64_t n = 0; n < o.count; ++n) events.push_back(o.generator.at(n));
-  }
-  std::uint64_t expected_rows = 0, expected_digest = 0;
-  for (const Row& row : sequential(o.loaded ? *o.loaded : events)) {
-    ++expected_rows;
-    expected_digest += row.digest();
-  }
-
-  spate::runtime rt(spate_runtime_config(p));
-  sink_tally got;
-  std::vector<mark> marks;
-  got.latencies.reserve(std::size_t(expected_rows / 16 + 1));
-  marks.reserve(std::size_t(o.count / mark_every + 1));
-  auto sink = flow::sink([&](Row& r) { got.add(r); });
-  json m;
-  if (o.topology == "parallel") {
-    if constexpr (splits)
-      run_parallel(m, rt, o, marks, split.sides(), flow::pipeline(split.join(o.replicas), sink));
-  } else {
-    // source=generator: the events the sequential run needed, made before the clock starts
-    // (as source=file's), so that one source type serves every run of a query with state.
-    auto taken = o.loaded ? o.loaded : std::make_shared<std::vector<nx::event>>(std::move(events));
-    flow::graph job(flow::pipeline(flow::make_stage<take_source>(taken, &marks, o.rate),
-                                   make_query(o.replicas), sink));
-    timed_run(m, [&] { job.run(rt); });
-  }
-  finish(m, p, o, got, expected_rows, expected_digest, marks);
-  return m;
-}
-
 // The generator alone, on this thread: events made per second.
 json generate_only(const bench_params& p) {
   const auto count = std::uint64_t(p.integer("events"));
@@ -390,26 +159,21 @@ json nexmark_bench(const bench_params& p) {
   if (q == "q14") return run_query<nx::q14_row, nx::q14_of>(p);
   if (q == "q21") return run_query<nx::q21_row, nx::q21_of>(p);
   if (q == "q22") return run_query<nx::q22_row, nx::q22_of>(p);
-  if (q == "q3")
-    return run_windowed<nx::q3_row>(p, nx::q3, nx::q3_sequential,
-                                    split_query{nx::q3_sides, nx::q3_join});
-  if (q == "q20")
-    return run_windowed<nx::q20_row>(p, nx::q20, nx::q20_sequential,
-                                     split_query{nx::q20_sides, nx::q20_join});
-  if (q == "q5") return run_windowed<nx::q5_row>(p, nx::q5, nx::q5_sequential);
-  if (q == "q7") return run_windowed<nx::q7_row>(p, nx::q7, nx::q7_sequential);
-  if (q == "q8") return run_windowed<nx::q8_row>(p, nx::q8, nx::q8_sequential);
-  if (q == "q11") return run_windowed<nx::q11_row>(p, nx::q11, nx::q11_sequential);
   if (q == "generate") return generate_only(p);
+  for (auto* run : {run_window_query, run_join_query, run_update_query})
+    if (std::optional<json> m = run(p)) return *std::move(m);
   throw usage_error(
-      "nexmark: --query must be q0, q1, q2, q3, q5, q7, q8, q11, q13, q14, q20, q21, q22 or "
-      "generate");
+      "nexmark: --query must be q0, q1, q2, q3, q5, q7, q8, q11, q13, q14, q15, q16, q17, q18, "
+      "q19, q20, q21, q22 or generate");
 }
 
 }  // namespace
+}  // namespace spate_bench::nexmark_run
+
+namespace spate_bench {
 
 void register_nexmark_impls(bench_registry& r) {
-  r.implement("nexmark", "spate", nexmark_bench);
+  r.implement("nexmark", "spate", nexmark_run::nexmark_bench);
 }
 
 }  // namespace spate_bench

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -124,6 +125,8 @@ TEST(StateCodec, EveryBuiltInCodecRoundTrips) {
   expect_round_trip(std::map<std::string, std::vector<int>>{{"a", {1, 2}}, {"b", {}}});
   expect_round_trip(std::unordered_map<int, std::string>{{1, "one"}, {2, "two"}, {3, "three"}});
   expect_round_trip(std::set<std::string>{"x", "y"});
+  expect_round_trip(std::unordered_set<std::int64_t>{5, -1, 1LL << 40});
+  expect_round_trip(std::array<std::unordered_set<std::int64_t>, 2>{{{1, 2}, {}}});
   expect_round_trip(std::optional<int>{});
   expect_round_trip(std::optional<std::string>{"present"});
   expect_round_trip(std::pair<std::string, int>{"p", 7});
@@ -203,6 +206,10 @@ TEST(StateCodec, CorruptInputIsRefusedWithWhatAndWhere) {
                   std::string("\x02\x01\x01\x01\x02"));
             }),
             "decoding std::map at byte 3 of 5: a key appears twice");
+  EXPECT_EQ(message_of([] {
+              state::from_bytes<std::unordered_set<std::uint8_t>>(std::string("\x02\x07\x07"));
+            }),
+            "decoding std::unordered_set at byte 2 of 3: a key appears twice");
   // A tenth length byte with more than the 64th bit.
   EXPECT_EQ(message_of([] { state::from_bytes<std::string>(std::string(9, '\x80') + "\x02"); }),
             "decoding std::string at byte 9 of 10: a length exceeds 64 bits");

@@ -5,13 +5,14 @@
 # runs.jsonl beside this script; summarize.py prints the medians. TOPOLOGY=parallel (with
 # QUERIES="q3 q20", the queries that take it) runs spate with a source per core, each chained
 # to the query's first half, into runs-parallel.jsonl (Flink always runs one source reader
-# per core). From the repository's root, after
+# per core). OUT=FILE appends there instead. From the repository's root, after
 #   cmake --build --preset release --target spate-bench nexmark
 #   build/release/examples/nexmark generate --events 5000000 --out build/nexmark/events.csv
 set -euo pipefail
 topology=${TOPOLOGY:-single}
 out="$(dirname "$0")/runs.jsonl"
 [ "$topology" = single ] || out="$(dirname "$0")/runs-$topology.jsonl"
+out=${OUT:-$out}
 reps=${REPS:-5}
 queries=${QUERIES:-q3 q5 q7 q8 q20}
 for rep in $(seq "$reps"); do

@@ -10,8 +10,8 @@
 //   - trivially copyable types that hold no pointer (integers, floating point, enums, plain
 //     structs of those, std::array of those): their bytes, as the machine lays them out;
 //   - std::string, std::vector, std::deque, std::map, std::unordered_map, std::set,
-//     std::optional, std::pair, std::tuple and std::array of types that have codecs: a
-//     length (LEB128 varint) and the elements, in order.
+//     std::unordered_set, std::optional, std::pair, std::tuple and std::array of types that
+//     have codecs: a length (LEB128 varint) and the elements, in order.
 // Anything else is specialised by the user:
 //
 //     template <> struct spate::state::codec<account> {
@@ -61,6 +61,7 @@
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -288,6 +289,8 @@ constexpr const char* container_name() {
     return "std::unordered_map";
   else if constexpr (is_instance_of<T, std::set>)
     return "std::set";
+  else if constexpr (is_instance_of<T, std::unordered_set>)
+    return "std::unordered_set";
   else
     return "a container";
 }
@@ -436,6 +439,10 @@ struct codec<std::unordered_map<K, V, H, E, A>>
 template <class K, class C, class A>
   requires encodable<K>
 struct codec<std::set<K, C, A>> : detail::associative_codec<std::set<K, C, A>> {};
+template <class K, class H, class E, class A>
+  requires encodable<K>
+struct codec<std::unordered_set<K, H, E, A>>
+    : detail::associative_codec<std::unordered_set<K, H, E, A>> {};
 
 /// Optionals: a presence byte (0 or 1), then the value when present.
 template <class T>

@@ -1,0 +1,21 @@
+// spate-bench nexmark's updating queries: q15, q16, q17 (aggregate_queries.hpp) and q18, q19
+// (rank_queries.hpp), one source → the bids' projection → a farm keyed by the query's group
+// → sink, every update a row (nexmark_run.hpp: run_stateful). One source, so that each group
+// sees its bids in the file's order and the rows are the one-thread loop's.
+#include "../../examples/apps/nexmark/aggregate_queries.hpp"
+#include "../../examples/apps/nexmark/rank_queries.hpp"
+#include "nexmark_run.hpp"
+
+namespace spate_bench::nexmark_run {
+
+std::optional<json> run_update_query(const bench_params& p) {
+  const std::string q = p.text("query");
+  if (q == "q15") return run_stateful<nx::q15_row>(p, nx::q15, nx::q15_sequential);
+  if (q == "q16") return run_stateful<nx::q16_row>(p, nx::q16, nx::q16_sequential);
+  if (q == "q17") return run_stateful<nx::q17_row>(p, nx::q17, nx::q17_sequential);
+  if (q == "q18") return run_stateful<nx::q18_row>(p, nx::q18, nx::q18_sequential);
+  if (q == "q19") return run_stateful<nx::q19_row>(p, nx::q19, nx::q19_sequential);
+  return std::nullopt;
+}
+
+}  // namespace spate_bench::nexmark_run

@@ -1,0 +1,390 @@
+// Nexmark q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java): the
+// unwindowed GROUP BY and ranking queries over bids whose results Flink SQL updates as bids come,
+// as the Flink suite's SQL (github.com/nexmark/nexmark) written as DataStream functions, each
+// with the one-thread loop whose rows the job must give. Spate's versions compute the same rows
+// and digests over the same events file.
+//
+//   q15 SELECT DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS `day`, count(*) AS total_bids,
+//              count(*) FILTER (WHERE price < 10000) AS rank1_bids, ... rank2, rank3,
+//              count(DISTINCT bidder) AS total_bidders, ... FILTER per rank,
+//              count(DISTINCT auction) AS total_auctions, ... FILTER per rank
+//       FROM bid GROUP BY DATE_FORMAT(dateTime, 'yyyy-MM-dd')
+//   q16 SELECT channel, `day`, max(DATE_FORMAT(dateTime, 'HH:mm')) AS `minute`, the same counts
+//       FROM bid GROUP BY channel, DATE_FORMAT(dateTime, 'yyyy-MM-dd')
+//   q17 SELECT auction, `day`, count(*) AS total_bids, rank1..3_bids, min(price), max(price),
+//              avg(price), sum(price)
+//       FROM bid GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd')
+//   q18 SELECT auction, bidder, price, channel, url, dateTime, extra FROM (SELECT *, ROW_NUMBER()
+//       OVER (PARTITION BY bidder, auction ORDER BY dateTime DESC) AS rank_number FROM bid)
+//       WHERE rank_number <= 1
+//   q19 SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC)
+//       AS rank_number FROM bid) WHERE rank_number <= 10
+//
+// day = floorDiv(dateTime, 1 day) and minute = floorMod(dateTime, 1 day) / 1 minute, as numbers;
+// a price's rank: 1 below 10,000, 2 below 1,000,000, else 3.
+//
+// Each result is emitted as its changelog in upsert form: for each bid, the rows it changes,
+// each as its new value (no retractions). Plan (all five): bids projected to a Bid (chained to
+// the source, which runs with parallelism 1 for these queries: FlinkNexmark.main) -> keyBy(the
+// query's key) -> a KeyedProcessFunction with keyed ValueState, parallel by the key, chained to
+// the sink. The one source sends the events in file order and a keyBy keeps each sender's order
+// per receiver, so each key sees its bids in file order and the rows are the same for any
+// parallelism (and the one-thread loop's).
+//   q15, q16: a Distinct (the key's 12 counts; bidders and auctions seen, each with a bit per
+//             rank it was seen at: one hash lookup per value gives COUNT(DISTINCT) and its
+//             FILTERed variants, as Flink SQL's shared distinct MapState); q16 the max minute.
+//   q17: a long[] (count, count per rank, min, max, sum).
+//   q18: the kept bid's dateTime; a bid at or after it replaces it and is emitted.
+//   q19: the kept top 10 (bidder, price, dateTime) in rank order; a bid goes after every kept
+//        bid of its price; the ranks from its own to the list's end are emitted.
+// A row's stampNs is its bid's (latency).
+//
+// Rows use FlinkNexmark.Row's fields:
+//   q15: day and the 12 counts (in counts, in the digest's order)
+//   q16: channel; day, minute and the 12 counts (in counts)
+//   q17: auction, day, the 4 bid counts, min, max, avg, sum (in counts)
+//   q18: auction, bidder, price, channel, url, dateTime, extra (as the bid)
+//   q19: auction, bidder, price, dateTime; rank_number (in cCounts)
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+final class NexmarkUpdating {
+  private NexmarkUpdating() {}
+
+  static final long DAY_MS = 86_400_000, MINUTE_MS = 60_000;
+  static final int TOP = 10;  // q19's kept bids per auction
+  static final TypeInformation<FlinkNexmark.Row> ROW = TypeInformation.of(FlinkNexmark.Row.class);
+  static final TypeInformation<Bid> BID = TypeInformation.of(Bid.class);
+  static final TypeInformation<Tuple2<String, Long>> STRING_LONG =
+      Types.TUPLE(Types.STRING, Types.LONG);
+  static final TypeInformation<Tuple2<Long, Long>> LONG_LONG = Types.TUPLE(Types.LONG, Types.LONG);
+
+  static boolean handles(String query) {
+    switch (query) {
+      case "q15": case "q16": case "q17": case "q18": case "q19": return true;
+      default: return false;
+    }
+  }
+
+  static long digest(String query, FlinkNexmark.Row r) {
+    switch (query) {
+      case "q15": case "q17": return foldAll(0, r.counts);
+      case "q16": return foldAll(fold(0, text(r.channel)), r.counts);
+      case "q18": {
+        long h = fold(fold(fold(0, r.auction), r.bidder), r.price);
+        return fold(fold(fold(fold(h, text(r.channel)), text(r.url)), r.dateTime), text(r.extra));
+      }
+      case "q19":
+        return fold(fold(fold(fold(fold(0, r.auction), r.bidder), r.price), r.dateTime), r.cCounts);
+      default: throw new IllegalArgumentException("not an updating query: " + query);
+    }
+  }
+  static long fold(long h, long v) { return FlinkNexmark.Row.fold(h, v); }
+  static long foldAll(long h, long[] vs) {
+    for (long v : vs) h = fold(h, v);
+    return h;
+  }
+  static long text(String s) { return FlinkNexmark.Row.text(s); }
+
+  static long day(long dateTime) { return Math.floorDiv(dateTime, DAY_MS); }
+  static long minute(long dateTime) { return Math.floorMod(dateTime, DAY_MS) / MINUTE_MS; }
+  static int rank(long price) { return price < 10_000 ? 1 : price < 1_000_000 ? 2 : 3; }
+
+  // A bid as the queries read it (channel, url and extra only where the query needs them).
+  public static final class Bid {
+    public long auction, bidder, price, dateTime, stampNs;
+    public String channel, url, extra;
+    public Bid() {}
+  }
+
+  // The query's graph from the source to its rows (the caller adds the sink). The projection
+  // runs with the source's parallelism, 1, chained to it.
+  static DataStream<FlinkNexmark.Row> build(String query, DataStream<FlinkNexmark.Event> events) {
+    final boolean channel = query.equals("q16") || query.equals("q18");
+    final boolean all = query.equals("q18");
+    SingleOutputStreamOperator<Bid> bids = events
+        .flatMap((FlinkNexmark.Event e, Collector<Bid> out) -> {
+              if (e.kind != 'B') return;
+              Bid b = new Bid();
+              b.auction = e.auction; b.bidder = e.bidder; b.price = e.price;
+              b.dateTime = e.dateTime; b.stampNs = e.stampNs;
+              if (channel) b.channel = e.channel;
+              if (all) { b.url = e.url; b.extra = e.extra; }
+              out.collect(b);
+            }, BID).name(query + "_bids").setParallelism(1);
+    switch (query) {
+      case "q15":
+        return bids.keyBy(b -> day(b.dateTime), Types.LONG)
+            .process(new DayStats<Long>(false), ROW).name("q15");
+      case "q16":
+        return bids.keyBy(b -> Tuple2.of(b.channel, day(b.dateTime)), STRING_LONG)
+            .process(new DayStats<Tuple2<String, Long>>(true), ROW).name("q16");
+      case "q17":
+        return bids.keyBy(b -> Tuple2.of(b.auction, day(b.dateTime)), LONG_LONG)
+            .process(new Q17(), ROW).name("q17");
+      case "q18":
+        return bids.keyBy(b -> Tuple2.of(b.bidder, b.auction), LONG_LONG)
+            .process(new Q18(), ROW).name("q18");
+      case "q19":
+        return bids.keyBy(b -> b.auction, Types.LONG).process(new Q19(), ROW).name("q19");
+      default: throw new IllegalArgumentException("not an updating query: " + query);
+    }
+  }
+
+  // The rows the graph must give, by one loop on one thread.
+  static List<FlinkNexmark.Row> sequential(String query, FlinkNexmark.Event[] events) {
+    switch (query) {
+      case "q15": case "q16": return dayStatsSequential(query.equals("q16"), events);
+      case "q17": return q17Sequential(events);
+      case "q18": return q18Sequential(events);
+      case "q19": return q19Sequential(events);
+      default: throw new IllegalArgumentException("not an updating query: " + query);
+    }
+  }
+
+  // ---- q15, q16: bidding and channel statistics per day ---------------------------------------
+  // A key's state: its 12 counts (bids: total, rank 1, 2, 3; bidders: the same; auctions: the
+  // same), each bidder and auction seen with bit 1 << rank set for each rank it was seen at, and
+  // (q16) the largest minute. Kept in a ValueState as it is (the heap backend keeps the object).
+  public static final class Distinct {
+    public long minute = -1;
+    public long[] counts = new long[12];
+    public HashMap<Long, Byte> bidders = new HashMap<>(), auctions = new HashMap<>();
+    public Distinct() {}
+    void add(Bid b) {
+      int rank = rank(b.price);
+      ++counts[0];
+      ++counts[rank];
+      seen(bidders, b.bidder, rank, 4);
+      seen(auctions, b.auction, rank, 8);
+      minute = Math.max(minute, minute(b.dateTime));
+    }
+    void seen(HashMap<Long, Byte> values, long v, int rank, int at) {
+      Byte old = values.get(v);
+      int bits = old == null ? 0 : old;
+      if (old == null) ++counts[at];
+      if ((bits & 1 << rank) != 0) return;
+      values.put(v, (byte) (bits | 1 << rank));
+      ++counts[at + rank];
+    }
+  }
+
+  // q15: day, the 12 counts; q16: channel; day, minute, the 12 counts.
+  static FlinkNexmark.Row dayRow(String channel, long day, long minute, long[] counts, long stampNs) {
+    FlinkNexmark.Row r = new FlinkNexmark.Row(0, 0, 0, 0, null, stampNs);
+    int head = channel == null ? 1 : 2;
+    r.channel = channel;
+    r.counts = new long[head + counts.length];
+    r.counts[0] = day;
+    if (channel != null) r.counts[1] = minute;
+    System.arraycopy(counts, 0, r.counts, head, counts.length);
+    return r;
+  }
+
+  static final class DayStats<K> extends KeyedProcessFunction<K, Bid, FlinkNexmark.Row> {
+    final boolean channel;  // q16
+    transient ValueState<Distinct> state;
+    DayStats(boolean channel) { this.channel = channel; }
+    @Override public void open(OpenContext c) {
+      state = getRuntimeContext().getState(new ValueStateDescriptor<>("distinct", Distinct.class));
+    }
+    @Override public void processElement(Bid b, Context c, Collector<FlinkNexmark.Row> out)
+        throws Exception {
+      Distinct d = state.value();
+      if (d == null) d = new Distinct();
+      d.add(b);
+      state.update(d);
+      out.collect(dayRow(channel ? b.channel : null, day(b.dateTime), d.minute, d.counts,
+          b.stampNs));
+    }
+  }
+
+  // Plainly: per key a set of bidders and of auctions for all bids and for each rank.
+  static List<FlinkNexmark.Row> dayStatsSequential(boolean channel, FlinkNexmark.Event[] events) {
+    final class Stats {
+      long minute = -1;
+      long[] bids = new long[4];
+      List<HashSet<Long>> bidders = new ArrayList<>(), auctions = new ArrayList<>();
+      Stats() {
+        for (int i = 0; i < 4; ++i) { bidders.add(new HashSet<>()); auctions.add(new HashSet<>()); }
+      }
+    }
+    HashMap<List<Object>, Stats> keys = new HashMap<>();  // by (channel or null, day)
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    for (FlinkNexmark.Event e : events) {
+      if (e.kind != 'B') continue;
+      long day = day(e.dateTime);
+      Stats s = keys.computeIfAbsent(List.of(channel ? e.channel : "", day), k -> new Stats());
+      int rank = rank(e.price);
+      for (int i : new int[] {0, rank}) {
+        ++s.bids[i];
+        s.bidders.get(i).add(e.bidder);
+        s.auctions.get(i).add(e.auction);
+      }
+      s.minute = Math.max(s.minute, minute(e.dateTime));
+      long[] counts = new long[12];
+      for (int i = 0; i < 4; ++i) {
+        counts[i] = s.bids[i];
+        counts[4 + i] = s.bidders.get(i).size();
+        counts[8 + i] = s.auctions.get(i).size();
+      }
+      rows.add(dayRow(channel ? e.channel : null, day, s.minute, counts, 0));
+    }
+    return rows;
+  }
+
+  // ---- q17, auction statistics per day --------------------------------------------------------
+  // State: count, count per rank, min, max, sum. Row: auction, day, the 4 counts, min, max,
+  // sum / count (AVG of a BIGINT: integer division), sum.
+  static FlinkNexmark.Row q17Row(long auction, long day, long[] s, long stampNs) {
+    FlinkNexmark.Row r = new FlinkNexmark.Row(0, 0, 0, 0, null, stampNs);
+    r.counts = new long[] {auction, day, s[0], s[1], s[2], s[3], s[4], s[5], s[6] / s[0], s[6]};
+    return r;
+  }
+
+  static final class Q17 extends KeyedProcessFunction<Tuple2<Long, Long>, Bid, FlinkNexmark.Row> {
+    transient ValueState<long[]> state;
+    @Override public void open(OpenContext c) {
+      state = getRuntimeContext().getState(new ValueStateDescriptor<>("stats", long[].class));
+    }
+    @Override public void processElement(Bid b, Context c, Collector<FlinkNexmark.Row> out)
+        throws Exception {
+      long[] s = state.value();
+      if (s == null) s = new long[] {0, 0, 0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0};
+      ++s[0];
+      ++s[rank(b.price)];
+      s[4] = Math.min(s[4], b.price);
+      s[5] = Math.max(s[5], b.price);
+      s[6] += b.price;
+      state.update(s);
+      out.collect(q17Row(b.auction, day(b.dateTime), s, b.stampNs));
+    }
+  }
+
+  static List<FlinkNexmark.Row> q17Sequential(FlinkNexmark.Event[] events) {
+    HashMap<List<Long>, long[]> keys = new HashMap<>();  // by (auction, day)
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    for (FlinkNexmark.Event e : events) {
+      if (e.kind != 'B') continue;
+      long day = day(e.dateTime);
+      long[] s = keys.get(List.of(e.auction, day));
+      if (s == null) {
+        s = new long[] {0, 0, 0, 0, e.price, e.price, 0};
+        keys.put(List.of(e.auction, day), s);
+      }
+      ++s[0];
+      ++s[rank(e.price)];
+      s[4] = Math.min(s[4], e.price);
+      s[5] = Math.max(s[5], e.price);
+      s[6] += e.price;
+      rows.add(q17Row(e.auction, day, s, 0));
+    }
+    return rows;
+  }
+
+  // ---- q18, last bid per (bidder, auction) ----------------------------------------------------
+  // Flink's keep-last-row deduplication on event time: a bid whose dateTime is at or after the
+  // kept one's replaces it and is emitted. Only the kept dateTime is needed.
+  static FlinkNexmark.Row q18Row(long auction, long bidder, long price, String channel, String url,
+      long dateTime, String extra, long stampNs) {
+    FlinkNexmark.Row r = new FlinkNexmark.Row(auction, bidder, price, dateTime, extra, stampNs);
+    r.channel = channel;
+    r.url = url;
+    return r;
+  }
+
+  static final class Q18 extends KeyedProcessFunction<Tuple2<Long, Long>, Bid, FlinkNexmark.Row> {
+    transient ValueState<Long> kept;
+    @Override public void open(OpenContext c) {
+      kept = getRuntimeContext().getState(new ValueStateDescriptor<>("kept", Types.LONG));
+    }
+    @Override public void processElement(Bid b, Context c, Collector<FlinkNexmark.Row> out)
+        throws Exception {
+      Long t = kept.value();
+      if (t != null && b.dateTime < t) return;
+      kept.update(b.dateTime);
+      out.collect(q18Row(b.auction, b.bidder, b.price, b.channel, b.url, b.dateTime, b.extra,
+          b.stampNs));
+    }
+  }
+
+  static List<FlinkNexmark.Row> q18Sequential(FlinkNexmark.Event[] events) {
+    HashMap<List<Long>, FlinkNexmark.Event> kept = new HashMap<>();  // by (bidder, auction)
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    for (FlinkNexmark.Event e : events) {
+      if (e.kind != 'B') continue;
+      List<Long> key = List.of(e.bidder, e.auction);
+      FlinkNexmark.Event k = kept.get(key);
+      if (k != null && e.dateTime < k.dateTime) continue;
+      kept.put(key, e);
+      rows.add(q18Row(e.auction, e.bidder, e.price, e.channel, e.url, e.dateTime, e.extra, 0));
+    }
+    return rows;
+  }
+
+  // ---- q19, top 10 bids per auction by price --------------------------------------------------
+  // State: the kept bids' count, then (bidder, price, dateTime) for each, by rank. A bid goes
+  // after every kept bid priced at least its price, at rank r; it enters when r <= 10, the 11th
+  // drops out, and ranks r to the list's new size are emitted (their occupants changed).
+  static FlinkNexmark.Row q19Row(long auction, long bidder, long price, long dateTime, long rank,
+      long stampNs) {
+    FlinkNexmark.Row r = new FlinkNexmark.Row(auction, bidder, price, dateTime, null, stampNs);
+    r.cCounts = rank;
+    return r;
+  }
+
+  static final class Q19 extends KeyedProcessFunction<Long, Bid, FlinkNexmark.Row> {
+    transient ValueState<long[]> kept;
+    @Override public void open(OpenContext c) {
+      kept = getRuntimeContext().getState(new ValueStateDescriptor<>("kept", long[].class));
+    }
+    @Override public void processElement(Bid b, Context c, Collector<FlinkNexmark.Row> out)
+        throws Exception {
+      long[] s = kept.value();
+      if (s == null) s = new long[1 + 3 * TOP];
+      int n = (int) s[0], at = 0;  // at: the new bid's 0-based rank
+      while (at < n && s[1 + 3 * at + 1] >= b.price) ++at;
+      if (at == TOP) return;
+      int size = Math.min(n + 1, TOP);
+      System.arraycopy(s, 1 + 3 * at, s, 1 + 3 * (at + 1), 3 * (size - 1 - at));
+      s[1 + 3 * at] = b.bidder;
+      s[2 + 3 * at] = b.price;
+      s[3 + 3 * at] = b.dateTime;
+      s[0] = size;
+      kept.update(s);
+      for (int i = at; i < size; ++i)
+        out.collect(q19Row(b.auction, s[1 + 3 * i], s[2 + 3 * i], s[3 + 3 * i], i + 1, b.stampNs));
+    }
+  }
+
+  static List<FlinkNexmark.Row> q19Sequential(FlinkNexmark.Event[] events) {
+    HashMap<Long, List<FlinkNexmark.Event>> kept = new HashMap<>();  // by auction, by rank
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    for (FlinkNexmark.Event e : events) {
+      if (e.kind != 'B') continue;
+      List<FlinkNexmark.Event> top = kept.computeIfAbsent(e.auction, k -> new ArrayList<>());
+      int r = 0;
+      for (FlinkNexmark.Event k : top) if (k.price >= e.price) ++r;
+      if (r >= TOP) continue;
+      top.add(r, e);
+      if (top.size() > TOP) top.remove(TOP);
+      for (int i = r; i < top.size(); ++i) {
+        FlinkNexmark.Event k = top.get(i);
+        rows.add(q19Row(e.auction, k.bidder, k.price, k.dateTime, i + 1, 0));
+      }
+    }
+    return rows;
+  }
+}
