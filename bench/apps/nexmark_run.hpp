@@ -210,7 +210,7 @@ struct split_query {
   Join join;    // join(workers): the rest
 };
 
-// The queries with state (q3, q5, q7, q8, q11, q15–q20): source → the query's stage, made by
+// The queries with state (q3, q5, q7, q8, q9, q11, q15–q20): source → the query's stage, made by
 // make_query(replicas) (its own emitter or projection, `replicas` window, join or keyed
 // workers, its rows) → sink, checked against sequential(events). topology=parallel, for the
 // regular joins (q3, q20, whose results take the events in any order): `replicas` sources,
@@ -259,6 +259,6 @@ json run_stateful(const bench_params& p, MakeQuery make_query, Sequential sequen
 // file has no such query.
 std::optional<json> run_window_query(const bench_params& p);  // q5, q7, q8, q11
 std::optional<json> run_join_query(const bench_params& p);    // q3, q20
-std::optional<json> run_update_query(const bench_params& p);  // q15–q19
+std::optional<json> run_update_query(const bench_params& p);  // q9, q15–q19
 
 }  // namespace spate_bench::nexmark_run

@@ -1,8 +1,9 @@
-// spate-bench nexmark's updating queries: q15, q16, q17 (aggregate_queries.hpp) and q18, q19
-// (rank_queries.hpp), one source → the bids' projection → a farm keyed by the query's group
-// → sink, every update a row (nexmark_run.hpp: run_stateful). One source, so that each group
+// spate-bench nexmark's updating queries: q9 (q9.hpp), q15, q16, q17 (aggregate_queries.hpp)
+// and q18, q19 (rank_queries.hpp), one source → the bids' projection → a farm keyed by the query's
+// group → sink, every update a row (nexmark_run.hpp: run_stateful). One source, so that each group
 // sees its bids in the file's order and the rows are the one-thread loop's.
 #include "../../examples/apps/nexmark/aggregate_queries.hpp"
+#include "../../examples/apps/nexmark/q9.hpp"
 #include "../../examples/apps/nexmark/rank_queries.hpp"
 #include "nexmark_run.hpp"
 
@@ -10,6 +11,7 @@ namespace spate_bench::nexmark_run {
 
 std::optional<json> run_update_query(const bench_params& p) {
   const std::string q = p.text("query");
+  if (q == "q9") return run_stateful<nx::q9_row>(p, nx::q9, nx::q9_sequential);
   if (q == "q15") return run_stateful<nx::q15_row>(p, nx::q15, nx::q15_sequential);
   if (q == "q16") return run_stateful<nx::q16_row>(p, nx::q16, nx::q16_sequential);
   if (q == "q17") return run_stateful<nx::q17_row>(p, nx::q17, nx::q17_sequential);

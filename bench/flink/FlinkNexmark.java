@@ -3,21 +3,21 @@
 // `spate-bench nexmark --source=file`: the first N events of an events file (written by
 // `nexmark generate`, examples/apps/nexmark) are loaded before the job starts and sent once
 // each from memory, stamped as the source emits them; the query as a DataStream program with
-// parallelism P (every operator chained to its source, but for q15-q19); a sink that folds each
-// row into the same order-free digest as spate's (examples/apps/nexmark/queries.hpp) and records
-// the latency of every 16th row.
+// parallelism P (every operator chained to its source, but for q9 and q15-q19); a sink that
+// folds each row into the same order-free digest as spate's (examples/apps/nexmark/queries.hpp)
+// and records the latency of every 16th row.
 //
 //   java -cp 'JARS/*:CLASSES' FlinkNexmark EVENTS_FILE N QUERY PARALLELISM TMP_DIR [KEY=VALUE ...]
 //
-// QUERY: q0, q1, q2, q3, q5, q7, q8, q11, q13, q14, q15, q16, q17, q18, q19, q20, q21 or q22
+// QUERY: q0, q1, q2, q3, q5, q7, q8, q9, q11, q13, q14, q15, q16, q17, q18, q19, q20, q21 or q22
 // (the Flink suite's SQL, github.com/nexmark/nexmark, written as DataStream functions; q11 as the
 // suite runs it: event time from dateTime with 4 s of bounded out-of-orderness, keyed by bidder,
 // event-time session windows of 10 s gap counting bids; q5, q7 and q8, windowed the same way, in
 // NexmarkWindows.java; q3 and q20, regular joins keeping both sides in keyed state, in
-// NexmarkJoins.java; q15 to q19, unwindowed GROUP BYs and rankings emitting their updates, in
-// NexmarkUpdating.java: their rows depend on each key's bid order, so their source runs with
-// parallelism 1, sending the events in file order, and the keyed operator and sink with
-// parallelism P).
+// NexmarkJoins.java; q15 to q19, unwindowed GROUP BYs and rankings emitting their updates, and
+// q9, a regular join ranked per auction emitting its updates, in NexmarkUpdating.java: their
+// rows depend on each key's event order, so their source runs with parallelism 1, sending the
+// events in file order, and the keyed operator and sink with parallelism P).
 // KEY=VALUE: further Flink configuration, but for nexmark.rate=R (send R events a second, for
 // latency at a rate both sustain) and nexmark.buffer_timeout_ms=T (the network buffers'
 // flush timeout, Flink's latency setting). Prints one JSON line to stdout, as
@@ -163,7 +163,7 @@ public final class FlinkNexmark {
       case "q2": return Row.fold(Row.fold(0, r.auction), r.price);
       case "q5": case "q7": case "q8": return NexmarkWindows.digest(query, r);
       case "q3": case "q20": return NexmarkJoins.digest(query, r);
-      case "q15": case "q16": case "q17": case "q18": case "q19":
+      case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
         return NexmarkUpdating.digest(query, r);
       case "q13":
         return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
@@ -260,8 +260,8 @@ public final class FlinkNexmark {
       }
       default:
         throw new IllegalArgumentException(
-            "query: q0, q1, q2, q3, q5, q7, q8, q11, q13, q14, q15, q16, q17, q18, q19, q20, q21"
-            + " or q22, not " + query);
+            "query: q0, q1, q2, q3, q5, q7, q8, q9, q11, q13, q14, q15, q16, q17, q18, q19, q20,"
+            + " q21 or q22, not " + query);
     }
   }
 
@@ -388,8 +388,8 @@ public final class FlinkNexmark {
                 TypeInformation.of(Event.class))
             : new DataGeneratorSource<>(new Replay(), n, TypeInformation.of(Event.class)),
         WatermarkStrategy.noWatermarks(), "events");
-    // q15-q19: one reader sends every event, in file order (each key's rows depend on its bids'
-    // order); the keyed operators after it run with parallelism P.
+    // q9, q15-q19: one reader sends every event, in file order (each key's rows depend on its
+    // events' order); the keyed operators after it run with parallelism P.
     if (NexmarkUpdating.handles(query)) source.setParallelism(1);
     if (query.equals("q11")) {
       source.flatMap((Event e, Collector<Row> out) -> {
@@ -432,9 +432,9 @@ public final class FlinkNexmark {
           lat.length, pct(lat, 0.50), pct(lat, 0.99), lat[lat.length - 1] / 1e3));
     }
     // Steady state: the source's rate between the marks at 25% and 75% of all marks (in time
-    // order: the P readers emit their parts of the events at once; q15-q19's one reader, in
-    // order), leaving out the job's start and end; and the events per CPU second (all threads)
-    // between them.
+    // order: the P readers emit their parts of the events at once; q9's and q15-q19's one
+    // reader, in order), leaving out the job's start and end; and the events per CPU second (all
+    // threads) between them.
     Integer[] order = new Integer[MARKS.length];
     for (int k = 0; k < order.length; ++k) order[k] = k;
     Arrays.sort(order, (a, b) -> Long.compare(MARKS[a], MARKS[b]));

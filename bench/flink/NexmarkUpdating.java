@@ -1,5 +1,5 @@
-// Nexmark q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java): the
-// unwindowed GROUP BY and ranking queries over bids whose results Flink SQL updates as bids come,
+// Nexmark q9, q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java): the
+// unwindowed GROUP BY, join and ranking queries whose results Flink SQL updates as events come,
 // as the Flink suite's SQL (github.com/nexmark/nexmark) written as DataStream functions, each
 // with the one-thread loop whose rows the job must give. Spate's versions compute the same rows
 // and digests over the same events file.
@@ -19,17 +19,26 @@
 //       WHERE rank_number <= 1
 //   q19 SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC)
 //       AS rank_number FROM bid) WHERE rank_number <= 10
+//   q9  SELECT id, itemName, description, initialBid, reserve, dateTime, expires, seller, category,
+//              extra, auction, bidder, price, bid_dateTime, bid_extra
+//       FROM (SELECT A.*, B.auction, B.bidder, B.price, B.dateTime AS bid_dateTime,
+//                    B.extra AS bid_extra, ROW_NUMBER() OVER (PARTITION BY A.id
+//                    ORDER BY B.price DESC, B.dateTime ASC) AS rownum
+//             FROM auction A, bid B
+//             WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
+//       WHERE rownum <= 1
 //
 // day = floorDiv(dateTime, 1 day) and minute = floorMod(dateTime, 1 day) / 1 minute, as numbers;
 // a price's rank: 1 below 10,000, 2 below 1,000,000, else 3.
 //
 // Each result is emitted as its changelog in upsert form: for each bid, the rows it changes,
-// each as its new value (no retractions). Plan (all five): bids projected to a Bid (chained to
+// each as its new value (no retractions). Plan (q15 to q19): bids projected to a Bid (chained to
 // the source, which runs with parallelism 1 for these queries: FlinkNexmark.main) -> keyBy(the
 // query's key) -> a KeyedProcessFunction with keyed ValueState, parallel by the key, chained to
 // the sink. The one source sends the events in file order and a keyBy keeps each sender's order
 // per receiver, so each key sees its bids in file order and the rows are the same for any
-// parallelism (and the one-thread loop's).
+// parallelism (and the one-thread loop's). q9 the same, with auctions and bids on the one stream
+// (each auction id sees both in file order). Per query:
 //   q15, q16: a Distinct (the key's 12 counts; bidders and auctions seen, each with a bit per
 //             rank it was seen at: one hash lookup per value gives COUNT(DISTINCT) and its
 //             FILTERed variants, as Flink SQL's shared distinct MapState); q16 the max minute.
@@ -37,7 +46,15 @@
 //   q18: the kept bid's dateTime; a bid at or after it replaces it and is emitted.
 //   q19: the kept top 10 (bidder, price, dateTime) in rank order; a bid goes after every kept
 //        bid of its price; the ranks from its own to the list's end are emitted.
-// A row's stampNs is its bid's (latency).
+//   q9:  auctions (the event) and bids (projected to an Event of auction, bidder, price,
+//        dateTime, extra), keyed by the auction id; keyed state: the auction once it has come
+//        (ValueState), the bids that came before it in arrival order (ListState, emptied when it
+//        comes), the winner's price and dateTime (ValueState). A bid matches when
+//        A.dateTime <= B.dateTime <= A.expires; the matching bids are considered in arrival
+//        order (the early ones when the auction comes, before any later bid), and one that beats
+//        the winner (none yet, a higher price, or the same price at an earlier dateTime) becomes
+//        it and is emitted: the top-1 ranking's upsert changelog.
+// A row's stampNs is its bid's (latency); q9's, the later of its auction's and its bid's.
 //
 // Rows use FlinkNexmark.Row's fields:
 //   q15: day and the 12 counts (in counts, in the digest's order)
@@ -45,11 +62,14 @@
 //   q17: auction, day, the 4 bid counts, min, max, avg, sum (in counts)
 //   q18: auction, bidder, price, channel, url, dateTime, extra (as the bid)
 //   q19: auction, bidder, price, dateTime; rank_number (in cCounts)
+//   q9:  the bid's auction, bidder, price, dateTime, extra (as the bid); the auction (in joined)
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -67,13 +87,15 @@ final class NexmarkUpdating {
   static final int TOP = 10;  // q19's kept bids per auction
   static final TypeInformation<FlinkNexmark.Row> ROW = TypeInformation.of(FlinkNexmark.Row.class);
   static final TypeInformation<Bid> BID = TypeInformation.of(Bid.class);
+  static final TypeInformation<FlinkNexmark.Event> EVENT =
+      TypeInformation.of(FlinkNexmark.Event.class);
   static final TypeInformation<Tuple2<String, Long>> STRING_LONG =
       Types.TUPLE(Types.STRING, Types.LONG);
   static final TypeInformation<Tuple2<Long, Long>> LONG_LONG = Types.TUPLE(Types.LONG, Types.LONG);
 
   static boolean handles(String query) {
     switch (query) {
-      case "q15": case "q16": case "q17": case "q18": case "q19": return true;
+      case "q9": case "q15": case "q16": case "q17": case "q18": case "q19": return true;
       default: return false;
     }
   }
@@ -88,6 +110,13 @@ final class NexmarkUpdating {
       }
       case "q19":
         return fold(fold(fold(fold(fold(0, r.auction), r.bidder), r.price), r.dateTime), r.cCounts);
+      case "q9": {
+        FlinkNexmark.Event a = r.joined;
+        long h = fold(fold(fold(0, a.id), text(a.itemName)), text(a.description));
+        h = fold(fold(fold(fold(h, a.initialBid), a.reserve), a.dateTime), a.expires);
+        h = fold(fold(fold(h, a.seller), a.category), text(a.extra));
+        return fold(fold(fold(fold(h, r.bidder), r.price), r.dateTime), text(r.extra));
+      }
       default: throw new IllegalArgumentException("not an updating query: " + query);
     }
   }
@@ -112,6 +141,7 @@ final class NexmarkUpdating {
   // The query's graph from the source to its rows (the caller adds the sink). The projection
   // runs with the source's parallelism, 1, chained to it.
   static DataStream<FlinkNexmark.Row> build(String query, DataStream<FlinkNexmark.Event> events) {
+    if (query.equals("q9")) return q9(events);
     final boolean channel = query.equals("q16") || query.equals("q18");
     final boolean all = query.equals("q18");
     SingleOutputStreamOperator<Bid> bids = events
@@ -150,6 +180,7 @@ final class NexmarkUpdating {
       case "q17": return q17Sequential(events);
       case "q18": return q18Sequential(events);
       case "q19": return q19Sequential(events);
+      case "q9": return q9Sequential(events);
       default: throw new IllegalArgumentException("not an updating query: " + query);
     }
   }
@@ -383,6 +414,110 @@ final class NexmarkUpdating {
       for (int i = r; i < top.size(); ++i) {
         FlinkNexmark.Event k = top.get(i);
         rows.add(q19Row(e.auction, k.bidder, k.price, k.dateTime, i + 1, 0));
+      }
+    }
+    return rows;
+  }
+
+  // ---- q9, winning bids -----------------------------------------------------------------------
+  // One stream of auctions (the event itself: the keyBy's network copy is what the state keeps)
+  // and bids (an Event of kind 'B' holding auction, bidder, price, dateTime, extra), in file
+  // order, keyed by the auction id. A second auction of an id (the generator writes none) is
+  // ignored: the first one joins every bid of the id.
+  static DataStream<FlinkNexmark.Row> q9(DataStream<FlinkNexmark.Event> events) {
+    return events
+        .flatMap((FlinkNexmark.Event e, Collector<FlinkNexmark.Event> out) -> {
+              if (e.kind == 'A') {
+                out.collect(e);
+              } else if (e.kind == 'B') {
+                FlinkNexmark.Event b = new FlinkNexmark.Event();
+                b.kind = 'B';
+                b.auction = e.auction; b.bidder = e.bidder; b.price = e.price;
+                b.dateTime = e.dateTime; b.extra = e.extra; b.stampNs = e.stampNs;
+                out.collect(b);
+              }
+            }, EVENT).name("q9_events").setParallelism(1)
+        .keyBy(e -> e.kind == 'A' ? e.id : e.auction, Types.LONG)
+        .process(new Q9(), ROW).name("q9");
+  }
+
+  // The auction's fields, then the bid's (bidder, price, dateTime, extra).
+  static FlinkNexmark.Row q9Row(FlinkNexmark.Event auction, FlinkNexmark.Event bid, long stampNs) {
+    FlinkNexmark.Row r =
+        new FlinkNexmark.Row(bid.auction, bid.bidder, bid.price, bid.dateTime, bid.extra, stampNs);
+    r.joined = auction;
+    return r;
+  }
+
+  static final class Q9 extends KeyedProcessFunction<Long, FlinkNexmark.Event, FlinkNexmark.Row> {
+    transient ValueState<FlinkNexmark.Event> auction;
+    transient ListState<FlinkNexmark.Event> early;  // the bids before the auction, in order
+    transient ValueState<long[]> winner;  // its price and dateTime
+    @Override public void open(OpenContext c) {
+      auction = getRuntimeContext().getState(new ValueStateDescriptor<>("auction", EVENT));
+      early = getRuntimeContext().getListState(new ListStateDescriptor<>("early", EVENT));
+      winner = getRuntimeContext().getState(new ValueStateDescriptor<>("winner", long[].class));
+    }
+    @Override public void processElement(FlinkNexmark.Event e, Context c,
+        Collector<FlinkNexmark.Row> out) throws Exception {
+      FlinkNexmark.Event a = auction.value();
+      if (e.kind == 'A') {
+        if (a != null) return;  // a second auction of the id
+        auction.update(e);
+        long[] w = winner.value();
+        for (FlinkNexmark.Event b : early.get()) w = consider(e, b, w, e.stampNs, out);
+        early.clear();
+        if (w != null) winner.update(w);
+      } else if (a == null) {
+        early.add(e);
+      } else {
+        long[] w = winner.value(), next = consider(a, e, w, e.stampNs, out);
+        if (next != w) winner.update(next);
+      }
+    }
+    // The winner after bid b: b's price and dateTime, and its row emitted, when b matches the
+    // auction and beats the winner w; else w.
+    static long[] consider(FlinkNexmark.Event a, FlinkNexmark.Event b, long[] w, long stampNs,
+        Collector<FlinkNexmark.Row> out) {
+      if (b.dateTime < a.dateTime || b.dateTime > a.expires) return w;
+      if (w != null && !(b.price > w[0] || (b.price == w[0] && b.dateTime < w[1]))) return w;
+      out.collect(q9Row(a, b, stampNs));
+      return new long[] {b.price, b.dateTime};
+    }
+  }
+
+  // Plainly: per auction id the auction, the bids before it and the winning bid, in file order.
+  static List<FlinkNexmark.Row> q9Sequential(FlinkNexmark.Event[] events) {
+    HashMap<Long, FlinkNexmark.Event> auctions = new HashMap<>(), winners = new HashMap<>();
+    HashMap<Long, List<FlinkNexmark.Event>> waiting = new HashMap<>();
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    for (FlinkNexmark.Event e : events) {
+      List<FlinkNexmark.Event> bids;
+      FlinkNexmark.Event a;
+      if (e.kind == 'A') {
+        if (auctions.containsKey(e.id)) continue;
+        auctions.put(e.id, e);
+        a = e;
+        bids = waiting.remove(e.id);
+        if (bids == null) continue;
+      } else if (e.kind == 'B') {
+        a = auctions.get(e.auction);
+        if (a == null) {
+          waiting.computeIfAbsent(e.auction, k -> new ArrayList<>()).add(e);
+          continue;
+        }
+        bids = List.of(e);
+      } else {
+        continue;
+      }
+      for (FlinkNexmark.Event b : bids) {
+        if (!(a.dateTime <= b.dateTime && b.dateTime <= a.expires)) continue;
+        FlinkNexmark.Event w = winners.get(a.id);
+        boolean beats = w == null || b.price > w.price
+            || (b.price == w.price && b.dateTime < w.dateTime);
+        if (!beats) continue;
+        winners.put(a.id, b);
+        rows.add(q9Row(a, b, 0));
       }
     }
     return rows;

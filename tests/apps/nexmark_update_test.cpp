@@ -1,11 +1,13 @@
-// Nexmark's updating queries (examples/apps/nexmark: q15, q16, q17 in aggregate_queries.hpp;
-// q18, q19 in rank_queries.hpp) against references written apart from them: brute-force loops
-// that, for each bid, recompute its group's whole result from every bid before it (the SQL's
-// GROUP BY or ROW_NUMBER over the input so far), with event time slowed down so that the input
-// spans several days and shuffled in groups of 10 (so q18 meets older bids); for 1 to 3 workers,
-// each group's rows in the reference's order; prices on the rank boundaries and the ranking's
-// ties on events written by hand; and the benchmark's one-thread loops, against the same
-// references.
+// Nexmark's updating queries (examples/apps/nexmark: q9 in q9.hpp; q15, q16, q17 in
+// aggregate_queries.hpp; q18, q19 in rank_queries.hpp) against references written apart from
+// them: brute-force loops that, for each bid, recompute its group's whole result from every bid
+// before it (the SQL's GROUP BY or ROW_NUMBER over the input so far), with event time slowed
+// down so that the input spans several days and shuffled in groups of 10 (so q18 meets older
+// bids and q9 bids that came before their auction); for 1 to 3 workers, each group's rows in
+// the reference's order; prices on the rank boundaries, ranking ties and the ends of an
+// auction's span on events written by hand; the rows' digests, field by field and, for the
+// first 50,000 events of the default generator, as the Flink program printed them; and the
+// benchmark's one-thread loops, against the same references.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "../../examples/apps/common/replay_source.hpp"
 #include "../../examples/apps/nexmark/aggregate_queries.hpp"
 #include "../../examples/apps/nexmark/generator.hpp"
+#include "../../examples/apps/nexmark/q9.hpp"
 #include "../../examples/apps/nexmark/rank_queries.hpp"
 
 namespace flow = spate::flow;
@@ -300,6 +303,7 @@ TEST(nexmark_updates, the_one_thread_loops_give_the_flink_programs_digests) {
   EXPECT_EQ(sum(nx::q17_sequential(events)), expected(46'000, 0x255bff9e2d0e9264));
   EXPECT_EQ(sum(nx::q18_sequential(events)), expected(46'000, 0x2b091f2058cce9f4));
   EXPECT_EQ(sum(nx::q19_sequential(events)), expected(73'387, 0xd7d8294a68591694));
+  EXPECT_EQ(sum(nx::q9_sequential(events)), expected(7'942, 0x5f070ad6df48b732));
 }
 
 // What a checkpoint writes of q16's state: its key and its distinct values, through their codecs.
@@ -407,6 +411,88 @@ TEST(nexmark_updates, q18_keeps_the_later_arrival_of_equal_times) {
   expect_rows<nx::q18_row>(nx::q18, rows, q18_group, events);
 }
 
+// ---------------------------------------------------------------- q9
+
+// For each auction, its matching bids (its id, a time within [dateTime, expires]) in the order
+// they came, whether before or after it; the k-th is a row when it alone tops ROW_NUMBER's
+// order (price descending, time ascending, then arrival) over the first k, and the first k - 1
+// had another top.
+std::vector<nx::q9_row> q9_reference(const std::vector<nx::event>& events) {
+  std::vector<nx::q9_row> rows;
+  for (const nx::event& e : events) {
+    const nx::auction* a = e.as_auction();
+    if (a == nullptr) continue;
+    std::vector<const nx::bid*> matching;
+    for (const nx::event& other : events) {
+      const nx::bid* b = other.as_bid();
+      if (b != nullptr && b->auction == a->id && b->date_time >= a->date_time &&
+          b->date_time <= a->expires)
+        matching.push_back(b);
+    }
+    const auto top_of = [&](std::size_t k) {
+      std::vector<const nx::bid*> first(matching.begin(), matching.begin() + std::ptrdiff_t(k));
+      std::stable_sort(first.begin(), first.end(), [](const nx::bid* x, const nx::bid* y) {
+        return x->price != y->price ? x->price > y->price : x->date_time < y->date_time;
+      });
+      return first.front();
+    };
+    for (std::size_t k = 1; k <= matching.size(); ++k) {
+      const nx::bid* top = top_of(k);
+      if (k > 1 && top == top_of(k - 1)) continue;
+      rows.push_back({*a, top->bidder, top->price, top->date_time, top->extra, 0});
+    }
+  }
+  return rows;
+}
+const auto q9_group = [](const nx::q9_row& r) { return r.a.id; };
+
+TEST(nexmark_updates, q9_follows_each_auctions_winning_bid) {
+  const auto events = slow_events();
+  const auto expected = q9_reference(events);
+  std::set<std::int64_t> auctions;
+  for (const auto& r : expected) auctions.insert(r.a.id);
+  ASSERT_LT(auctions.size(), expected.size()) << "some auction's winner changes";
+  expect_rows<nx::q9_row>(nx::q9, expected, q9_group, events);
+}
+
+nx::event auction_event(std::int64_t id, std::int64_t from, std::int64_t to) {
+  nx::event e;
+  e.data = nx::auction{id, "item", "about", 1, 2, from, to, 7, 10, "x"};
+  return e;
+}
+
+TEST(nexmark_updates, q9_takes_bids_that_came_first_and_both_ends_of_the_auctions_span) {
+  const std::vector<nx::event> events = {
+      bid_event(1, 50, 20, 150),   // before its auction came: taken when it does
+      bid_event(1, 51, 99, 99),    // before the auction's start: never matches
+      auction_event(1, 100, 200),  //
+      bid_event(1, 52, 20, 120),   // the same price, earlier: wins
+      bid_event(1, 53, 20, 120),   // the same price and time: the earlier arrival stays
+      bid_event(1, 54, 30, 200),   // at `expires`: matches, and wins
+      bid_event(1, 55, 90, 201),   // after `expires`: never matches
+      bid_event(2, 56, 10, 100),   // an auction that never comes: no row
+      auction_event(3, 0, 10)};    // an auction with no bid: no row
+  const auto rows = nx::q9_sequential(events);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].bidder, 50);
+  EXPECT_EQ(rows[1].bidder, 52);
+  EXPECT_EQ(rows[2].bidder, 54);
+  EXPECT_EQ(rows[2].a.id, 1);
+  EXPECT_EQ(rows, q9_reference(events));
+  expect_rows<nx::q9_row>(nx::q9, rows, q9_group, events);
+  nx::q9_row r{nx::auction{1, "i", "d", 2, 3, 4, 5, 6, 7, "x"}, 8, 9, 10, "y", 0};
+  EXPECT_EQ(r.digest(), folded({1, fnv1a("i"), fnv1a("d"), 2, 3, 4, 5, 6, 7, fnv1a("x"), 8, 9, 10,
+                                fnv1a("y")}));
+}
+
+TEST(nexmark_updates, q9s_kept_auction_and_early_bids_round_trip_through_their_codecs) {
+  namespace state = spate::state;
+  const nx::auction a{1, "item", "about", 2, 3, 4, 5, 6, 7, "extra"};
+  EXPECT_EQ(state::from_bytes<nx::auction>(state::to_bytes(a)), a);
+  const std::vector<nx::bid> bids = {nx::bid{1, 2, 3, "c", "u", 4, "e"}, nx::bid{}};
+  EXPECT_EQ(state::from_bytes<std::vector<nx::bid>>(state::to_bytes(bids)), bids);
+}
+
 TEST(nexmark_updates, the_benchmarks_one_thread_loops_give_the_references_rows) {
   const auto events = slow_events();
   EXPECT_EQ(nx::q15_sequential(events), q15_reference(events));
@@ -414,6 +500,13 @@ TEST(nexmark_updates, the_benchmarks_one_thread_loops_give_the_references_rows) 
   EXPECT_EQ(nx::q17_sequential(events), q17_reference(events));
   EXPECT_EQ(nx::q18_sequential(events), q18_reference(events));
   EXPECT_EQ(nx::q19_sequential(events), q19_reference(events));
+  // q9's reference lists its rows auction by auction; the loop, as the events come
+  const auto by_auction = [](const std::vector<nx::q9_row>& rows) {
+    std::map<std::int64_t, std::vector<nx::q9_row>> groups;
+    for (const nx::q9_row& r : rows) groups[q9_group(r)].push_back(r);
+    return groups;
+  };
+  EXPECT_TRUE(by_auction(nx::q9_sequential(events)) == by_auction(q9_reference(events)));
 }
 
 }  // namespace
