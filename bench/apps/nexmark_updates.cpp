@@ -1,7 +1,8 @@
 // spate-bench nexmark's updating queries: q9 (q9.hpp), q15, q16, q17 (aggregate_queries.hpp)
-// and q18, q19 (rank_queries.hpp), one source → the bids' projection → a farm keyed by the query's
-// group → sink, every update a row (nexmark_run.hpp: run_stateful). One source, so that each group
-// sees its bids in the file's order and the rows are the one-thread loop's.
+// and q18, q19 (rank_queries.hpp), one source → a projection (the bids; q9's: auctions and bids)
+// → a farm keyed by the query's group → sink, every update a row (nexmark_run.hpp:
+// run_stateful). One source, so that each group sees its events in the file's order and the rows
+// are the one-thread loop's.
 #include "../../examples/apps/nexmark/aggregate_queries.hpp"
 #include "../../examples/apps/nexmark/q9.hpp"
 #include "../../examples/apps/nexmark/rank_queries.hpp"

@@ -419,9 +419,10 @@ TEST(nexmark_updates, q18_keeps_the_later_arrival_of_equal_times) {
 // had another top.
 std::vector<nx::q9_row> q9_reference(const std::vector<nx::event>& events) {
   std::vector<nx::q9_row> rows;
+  std::set<std::int64_t> seen;  // an id's first auction is the one (the generator repeats none)
   for (const nx::event& e : events) {
     const nx::auction* a = e.as_auction();
-    if (a == nullptr) continue;
+    if (a == nullptr || !seen.insert(a->id).second) continue;
     std::vector<const nx::bid*> matching;
     for (const nx::event& other : events) {
       const nx::bid* b = other.as_bid();
@@ -452,6 +453,17 @@ TEST(nexmark_updates, q9_follows_each_auctions_winning_bid) {
   std::set<std::int64_t> auctions;
   for (const auto& r : expected) auctions.insert(r.a.id);
   ASSERT_LT(auctions.size(), expected.size()) << "some auction's winner changes";
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> spans;
+  std::size_t early_matches = 0;  // bids that came before their auction and fall in its span
+  for (auto at = events.rbegin(); at != events.rend(); ++at) {
+    if (const nx::auction* a = at->as_auction()) spans[a->id] = {a->date_time, a->expires};
+    const nx::bid* b = at->as_bid();
+    if (b == nullptr) continue;
+    const auto span = spans.find(b->auction);
+    early_matches += span != spans.end() && b->date_time >= span->second.first &&
+                     b->date_time <= span->second.second;
+  }
+  ASSERT_GT(early_matches, 0u);
   expect_rows<nx::q9_row>(nx::q9, expected, q9_group, events);
 }
 
@@ -461,23 +473,35 @@ nx::event auction_event(std::int64_t id, std::int64_t from, std::int64_t to) {
   return e;
 }
 
+nx::event q9_bid(std::int64_t auction, std::int64_t bidder, std::int64_t price, std::int64_t time) {
+  nx::event e = bid_event(auction, bidder, price, time);
+  std::get<nx::bid>(e.data).extra = "extra-" + std::to_string(bidder);
+  return e;
+}
+
 TEST(nexmark_updates, q9_takes_bids_that_came_first_and_both_ends_of_the_auctions_span) {
   const std::vector<nx::event> events = {
-      bid_event(1, 50, 20, 150),   // before its auction came: taken when it does
-      bid_event(1, 51, 99, 99),    // before the auction's start: never matches
+      q9_bid(1, 50, 20, 100),      // before its auction, at its start: wins when it comes
+      q9_bid(1, 51, 25, 120),      // before its auction too: wins next
+      q9_bid(1, 52, 99, 99),       // before the auction's start: never matches
       auction_event(1, 100, 200),  //
-      bid_event(1, 52, 20, 120),   // the same price, earlier: wins
-      bid_event(1, 53, 20, 120),   // the same price and time: the earlier arrival stays
-      bid_event(1, 54, 30, 200),   // at `expires`: matches, and wins
-      bid_event(1, 55, 90, 201),   // after `expires`: never matches
-      bid_event(2, 56, 10, 100),   // an auction that never comes: no row
+      q9_bid(1, 53, 25, 130),      // the same price, later: no row
+      q9_bid(1, 54, 25, 120),      // the same price and time: the earlier arrival stays
+      q9_bid(1, 55, 25, 110),      // the same price, earlier: wins
+      q9_bid(1, 56, 30, 200),      // at `expires`: matches, and wins
+      q9_bid(1, 57, 90, 201),      // after `expires`: never matches
+      auction_event(1, 0, 1'000),  // the id again: the first auction stays
+      q9_bid(1, 58, 95, 500),      // so this is after its `expires`
+      q9_bid(2, 59, 10, 100),      // an auction that never comes: no row
       auction_event(3, 0, 10)};    // an auction with no bid: no row
   const auto rows = nx::q9_sequential(events);
-  ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].bidder, 50);
-  EXPECT_EQ(rows[1].bidder, 52);
-  EXPECT_EQ(rows[2].bidder, 54);
-  EXPECT_EQ(rows[2].a.id, 1);
+  ASSERT_EQ(rows.size(), 4u);
+  const std::int64_t winners[] = {50, 51, 55, 56};
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(rows[k].bidder, winners[k]);
+    EXPECT_EQ(rows[k].bid_extra, "extra-" + std::to_string(winners[k]));
+    EXPECT_EQ(rows[k].a.expires, 200);
+  }
   EXPECT_EQ(rows, q9_reference(events));
   expect_rows<nx::q9_row>(nx::q9, rows, q9_group, events);
   nx::q9_row r{nx::auction{1, "i", "d", 2, 3, 4, 5, 6, 7, "x"}, 8, 9, 10, "y", 0};

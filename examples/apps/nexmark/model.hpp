@@ -51,6 +51,7 @@ struct event {
   const bid* as_bid() const noexcept { return std::get_if<nexmark::bid>(&data); }
   bid* as_bid() noexcept { return std::get_if<nexmark::bid>(&data); }
   const auction* as_auction() const noexcept { return std::get_if<nexmark::auction>(&data); }
+  auction* as_auction() noexcept { return std::get_if<nexmark::auction>(&data); }
   const person* as_person() const noexcept { return std::get_if<nexmark::person>(&data); }
   std::int64_t date_time() const noexcept {
     return std::visit([](const auto& e) { return e.date_time; }, data);

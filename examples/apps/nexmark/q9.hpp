@@ -17,7 +17,9 @@
 //   - a bid whose time is within the auction's [dateTime, expires] (both ends) beats the
 //     winner when there is none, or its price is higher, or its price is equal and its time
 //     earlier (equal both: the earlier arrival keeps winning);
-//   - each bid that beats the winner emits the auction with it.
+//   - each bid that beats the winner emits the auction with it;
+//   - an id that comes in a second auction keeps the first (the generator repeats none; the
+//     Flink program does the same).
 #include <spate/flow.hpp>
 #include <spate/state/keyed.hpp>
 
@@ -118,8 +120,10 @@ class q9_node : public spate::flow::node<event, q9_row> {
     }
     if (auction_.has_value()) return;  // an id seen twice: the first auction stays
     const auction& a = auction_.set(std::move(*e.as_auction()));
-    for (bid& b : early_bids_.items()) take(a, b, e.stamp_ns);
+    // Out of the state first: the key keeps no half-moved bid if a row cannot be sent.
+    std::vector<bid> early = std::move(early_bids_.items());
     early_bids_.clear();
+    for (bid& b : early) take(a, b, e.stamp_ns);
   }
 
  private:
