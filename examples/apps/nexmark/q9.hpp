@@ -95,10 +95,11 @@ struct q9_winner {
   std::int64_t price = 0, date_time = 0;
 };
 
-/// The bid is within the auction's [dateTime, expires] and beats `winner` (none: it wins).
-inline bool q9_wins(const auction& a, const bid& b, const std::optional<q9_winner>& winner) {
+/// The bid is within the auction's [dateTime, expires] and beats `winner` (nullptr: none, and
+/// it wins).
+inline bool q9_wins(const auction& a, const bid& b, const q9_winner* winner) {
   if (b.date_time < a.date_time || b.date_time > a.expires) return false;
-  return !winner || b.price > winner->price ||
+  return winner == nullptr || b.price > winner->price ||
          (b.price == winner->price && b.date_time < winner->date_time);
 }
 
@@ -128,9 +129,7 @@ class q9_node : public spate::flow::node<event, q9_row> {
 
  private:
   void take(const auction& a, bid& b, std::int64_t stamp_ns) {
-    const std::optional<q9_winner> winner =
-        winner_.has_value() ? std::optional<q9_winner>(*winner_) : std::nullopt;
-    if (!q9_wins(a, b, winner)) return;
+    if (!q9_wins(a, b, winner_.has_value() ? &*winner_ : nullptr)) return;
     winner_.set(q9_winner{b.price, b.date_time});
     send_next(q9_row{a, b.bidder, b.price, b.date_time, std::move(b.extra), stamp_ns});
   }
@@ -162,7 +161,7 @@ inline std::vector<q9_row> q9_sequential(const std::vector<event>& events) {
   std::unordered_map<std::int64_t, key_state> keys;
   std::vector<q9_row> rows;
   const auto take = [&](key_state& k, const bid& b) {
-    if (!q9_wins(*k.a, b, k.winner)) return;
+    if (!q9_wins(*k.a, b, k.winner ? &*k.winner : nullptr)) return;
     k.winner = q9_winner{b.price, b.date_time};
     rows.push_back({*k.a, b.bidder, b.price, b.date_time, b.extra, 0});
   };
