@@ -18,7 +18,10 @@
 // spate::rocksdb), the keyed state is kept there (state/rocksdb_backend.hpp), with a cache
 // of 64 rows, fewer than the words, so rows go to RocksDB and come back all the time. On success it
 // writes <output> ("word count" lines in word order, then "updates N") and appends the checkpoint
-// it restored from to <output>.restores, one line per start.
+// it restored from to <output>.restores, one line per start. On its standard output it
+// writes "started <id>" once that line is written (id: the checkpoint it restored from, 0 if
+// none) and "checkpoint <id>" each time a checkpoint is complete (durable): the kill test waits
+// for both before some of its kills, so those land after a checkpoint the next start restores.
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -32,6 +35,8 @@
 #include <system_error>
 #include <tuple>
 #include <utility>
+
+#include <unistd.h>
 
 #include "../../examples/apps/fraud_detection/fraud_detection.hpp"
 #include "keyed_word_count.hpp"
@@ -181,6 +186,15 @@ flow::graph job(Stages stages, std::optional<flow::checkpoint_options> checkpoin
                                          .keyed_state_backend = std::move(backend)});
 }
 
+// One line on the standard output, in one write (at most PIPE_BUF bytes: atomic, never
+// interleaved with another thread's line). A reader that went away is not the job's error.
+void announce(const char* what, std::uint64_t id) {
+  char line[64];
+  const int n =
+      std::snprintf(line, sizeof line, "%s %llu\n", what, static_cast<unsigned long long>(id));
+  [[maybe_unused]] const auto written = ::write(STDOUT_FILENO, line, static_cast<std::size_t>(n));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -199,11 +213,12 @@ int main(int argc, char** argv) {
   std::from_chars(argv[4], argv[4] + std::char_traits<char>::length(argv[4]), interval_ms);
   std::optional<flow::checkpoint_options> checkpoints;
   if (directory != "-") {
-    checkpoints = flow::checkpoint_options{.directory = directory,
-                                           .interval = std::chrono::milliseconds(interval_ms),
-                                           .alignment = app == "words-unaligned"
-                                                            ? flow::checkpoint_alignment::unaligned
-                                                            : flow::checkpoint_alignment::aligned};
+    checkpoints = flow::checkpoint_options{
+        .directory = directory,
+        .interval = std::chrono::milliseconds(interval_ms),
+        .on_complete = [](std::uint64_t id) { announce("checkpoint", id); },
+        .alignment = app == "words-unaligned" ? flow::checkpoint_alignment::unaligned
+                                              : flow::checkpoint_alignment::aligned};
   }
   std::shared_ptr<state::keyed_state_backend> backend;
   if (argc == 6) {
@@ -242,6 +257,7 @@ int main(int argc, char** argv) {
       std::ofstream restores(output + ".restores", std::ios::app);
       restores << g.checkpoints().restored_from << '\n';
     }
+    announce("started", g.checkpoints().restored_from);
     g.wait();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "checkpoint_job: %s\n", e.what());
