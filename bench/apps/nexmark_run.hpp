@@ -18,12 +18,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "../../examples/apps/common/replay_source.hpp"
@@ -166,14 +168,59 @@ struct run_options {
 };
 run_options checked_options(const bench_params& p);
 
+// A query whose rows are an upsert changelog that may interleave differently from run to run
+// (q4: two farms keyed differently): its result is the final table, each key's last row.
+template <class Row>
+concept table_row = requires(const Row& r) {
+  { r.table_key() } -> std::convertible_to<std::int64_t>;
+};
+// A query whose rows split each key's count differently from run to run (q12: processing-time
+// windows): its result is each key's total.
+template <class Row>
+concept totalled_row = requires(const Row& r) {
+  { r.total_key() } -> std::convertible_to<std::int64_t>;
+  { r.total_count() } -> std::convertible_to<std::int64_t>;
+};
+
+// The rows a sink received, folded into the digest the Flink program computes: every row's, or
+// for a table_row or totalled_row query its final table's or its totals' (after close()).
 struct sink_tally {
   std::uint64_t rows = 0, digest = 0;
   std::vector<std::int64_t> latencies;  // every 16th row
+  std::uint64_t updates = 0;            // the rows received
   template <class Row>
   void add(const Row& r) {
-    digest += r.digest();
-    if (++rows % 16 == 0) latencies.push_back(apps::steady_ns() - r.stamp_ns);
+    count(r);
+    if (updates % 16 == 0) latencies.push_back(apps::steady_ns() - r.stamp_ns);
   }
+  // Folds a row in, without its latency.
+  template <class Row>
+  void count(const Row& r) {
+    ++updates;
+    if constexpr (table_row<Row>) {
+      table_[r.table_key()] = r.digest();
+    } else if constexpr (totalled_row<Row>) {
+      totals_[r.total_key()] += r.total_count();
+    } else {
+      ++rows;
+      digest += r.digest();
+    }
+  }
+  // After the last row: a table_row or totalled_row query's rows and digest.
+  void close() {
+    for (const auto& [key, row_digest] : table_) {
+      ++rows;
+      digest += row_digest;
+    }
+    for (const auto& [key, total] : totals_) {
+      ++rows;
+      digest += nx::fold(nx::fold(0, key), total);
+    }
+  }
+
+ private:
+  std::unordered_map<std::int64_t, std::uint64_t> table_;  // key → its last row's digest
+  std::unordered_map<std::int64_t, std::int64_t> totals_;  // key → the sum of its counts
 };
 // What the sink saw, checked against the sequential run (throws std::runtime_error when it
 // differs), and the run's metrics.
@@ -210,8 +257,8 @@ struct split_query {
   Join join;    // join(workers): the rest
 };
 
-// The queries with state (q3, q5, q7, q8, q9, q11, q15–q20): source → the query's stage, made by
-// make_query(replicas) (its own emitter or projection, `replicas` window, join or keyed
+// The queries with state (q3, q4, q5, q7, q8, q9, q11, q12, q15–q20): source → the query's stage,
+// made by make_query(replicas) (its own emitter or projection, `replicas` window, join or keyed
 // workers, its rows) → sink, checked against sequential(events). topology=parallel, for the
 // regular joins (q3, q20, whose results take the events in any order): `replicas` sources,
 // each chained to the query's sides, → the join → sink.
@@ -227,11 +274,10 @@ json run_stateful(const bench_params& p, MakeQuery make_query, Sequential sequen
     events.reserve(std::size_t(o.count));
     for (std::uint64_t n = 0; n < o.count; ++n) events.push_back(o.generator.at(n));
   }
-  std::uint64_t expected_rows = 0, expected_digest = 0;
-  for (const Row& row : sequential(o.loaded ? *o.loaded : events)) {
-    ++expected_rows;
-    expected_digest += row.digest();
-  }
+  sink_tally expected;
+  for (const Row& row : sequential(o.loaded ? *o.loaded : events)) expected.count(row);
+  expected.close();
+  const std::uint64_t expected_rows = expected.rows, expected_digest = expected.digest;
 
   spate::runtime rt(spate_runtime_config(p));
   sink_tally got;
@@ -251,14 +297,17 @@ json run_stateful(const bench_params& p, MakeQuery make_query, Sequential sequen
                                    make_query(o.replicas), sink));
     timed_run(m, [&] { job.run(rt); });
   }
+  got.close();
+  // What a table_row or totalled_row query's sink received (this run's interleaving or windows).
+  if constexpr (table_row<Row> || totalled_row<Row>) m["updates"] = got.updates;
   finish(m, p, o, got, expected_rows, expected_digest, marks);
   return m;
 }
 
 // The queries with state, each file's: the run of query p.text("query"), or nullopt when the
 // file has no such query.
-std::optional<json> run_window_query(const bench_params& p);  // q5, q7, q8, q11
+std::optional<json> run_window_query(const bench_params& p);  // q5, q7, q8, q11, q12
 std::optional<json> run_join_query(const bench_params& p);    // q3, q20
-std::optional<json> run_update_query(const bench_params& p);  // q9, q15–q19
+std::optional<json> run_update_query(const bench_params& p);  // q4, q9, q15–q19
 
 }  // namespace spate_bench::nexmark_run

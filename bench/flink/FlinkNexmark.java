@@ -3,21 +3,25 @@
 // `spate-bench nexmark --source=file`: the first N events of an events file (written by
 // `nexmark generate`, examples/apps/nexmark) are loaded before the job starts and sent once
 // each from memory, stamped as the source emits them; the query as a DataStream program with
-// parallelism P (every operator chained to its source, but for q9 and q15-q19); a sink that
+// parallelism P (every operator chained to its source, but for q4, q9 and q15-q19); a sink that
 // folds each row into the same order-free digest as spate's (examples/apps/nexmark/queries.hpp)
-// and records the latency of every 16th row.
+// and records the latency of every 16th row (q4: the digest of its final table, the last row per
+// category, whose changelog depends on how its workers interleave; q12: of each bidder's total
+// bid count over its rows, whose processing-time windows depend on the machine's timing).
 //
 //   java -cp 'JARS/*:CLASSES' FlinkNexmark EVENTS_FILE N QUERY PARALLELISM TMP_DIR [KEY=VALUE ...]
 //
-// QUERY: q0, q1, q2, q3, q5, q7, q8, q9, q11, q13, q14, q15, q16, q17, q18, q19, q20, q21 or q22
-// (the Flink suite's SQL, github.com/nexmark/nexmark, written as DataStream functions; q11 as the
-// suite runs it: event time from dateTime with 4 s of bounded out-of-orderness, keyed by bidder,
-// event-time session windows of 10 s gap counting bids; q5, q7 and q8, windowed the same way, in
-// NexmarkWindows.java; q3 and q20, regular joins keeping both sides in keyed state, in
-// NexmarkJoins.java; q15 to q19, unwindowed GROUP BYs and rankings emitting their updates, and
-// q9, a regular join ranked per auction emitting its updates, in NexmarkUpdating.java: their
-// rows depend on each key's event order, so their source runs with parallelism 1, sending the
-// events in file order, and the keyed operator and sink with parallelism P).
+// QUERY: q0, q1, q2, q3, q4, q5, q7, q8, q9, q11, q12, q13, q14, q15, q16, q17, q18, q19, q20,
+// q21 or q22 (the Flink suite's SQL, github.com/nexmark/nexmark, written as DataStream functions;
+// q11 as the suite runs it: event time from dateTime with 4 s of bounded out-of-orderness, keyed
+// by bidder, event-time session windows of 10 s gap counting bids; q5, q7 and q8, windowed the
+// same way, and q12, tumbling processing-time windows, in NexmarkWindows.java; q3 and q20,
+// regular joins keeping both sides in keyed state, in NexmarkJoins.java; q15 to q19, unwindowed
+// GROUP BYs and rankings emitting their updates, q9, a regular join ranked per auction emitting
+// its updates, and q4, a regular join's MAX per auction averaged per category emitting its
+// updates, in NexmarkUpdating.java: their rows depend on each key's event order, so their source
+// runs with parallelism 1, sending the events in file order, and the keyed operators and sink
+// with parallelism P).
 // KEY=VALUE: further Flink configuration, but for nexmark.rate=R (send R events a second, for
 // latency at a rate both sustain) and nexmark.buffer_timeout_ms=T (the network buffers'
 // flush timeout, Flink's latency setting). Prints one JSON line to stdout, as
@@ -28,6 +32,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -67,6 +72,7 @@ public final class FlinkNexmark {
       (com.sun.management.OperatingSystemMXBean)
           java.lang.management.ManagementFactory.getOperatingSystemMXBean();
   static final AtomicLong ROWS = new AtomicLong(), DIGEST = new AtomicLong();
+  static final AtomicLong UPDATES = new AtomicLong();  // the rows the sinks received (q4, q12)
   // Every 16th row's latency; the time of every MARK_EVERY-th event the source emits, for the
   // steady rate (spate-bench nexmark does the same).
   static final int SAMPLE_EVERY = 16, MARK_EVERY = 65_536;
@@ -163,7 +169,7 @@ public final class FlinkNexmark {
       case "q2": return Row.fold(Row.fold(0, r.auction), r.price);
       case "q5": case "q7": case "q8": return NexmarkWindows.digest(query, r);
       case "q3": case "q20": return NexmarkJoins.digest(query, r);
-      case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
+      case "q4": case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
         return NexmarkUpdating.digest(query, r);
       case "q13":
         return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
@@ -260,8 +266,8 @@ public final class FlinkNexmark {
       }
       default:
         throw new IllegalArgumentException(
-            "query: q0, q1, q2, q3, q5, q7, q8, q9, q11, q13, q14, q15, q16, q17, q18, q19, q20,"
-            + " q21 or q22, not " + query);
+            "query: q0, q1, q2, q3, q4, q5, q7, q8, q9, q11, q12, q13, q14, q15, q16, q17, q18,"
+            + " q19, q20, q21 or q22, not " + query);
     }
   }
 
@@ -287,24 +293,52 @@ public final class FlinkNexmark {
     }
   }
 
+  // Counts and digests the rows it receives; for a query checked on its final table
+  // (NexmarkUpdating.checksTable: q4), keeps each key's last row's digest instead and counts and
+  // digests that table when it closes; for a query checked on its totals
+  // (NexmarkWindows.checksTotals: q12), adds up each key's counts instead and counts and digests
+  // the keys' totals when it closes (in both, the sink is chained to the keyed stage, so each
+  // key's rows all come to one sink).
   static final class DigestSink implements Sink<Row> {
     final String query;
     DigestSink(String query) { this.query = query; }
     @Override public SinkWriter<Row> createWriter(WriterInitContext c) {
+      final boolean table = NexmarkUpdating.checksTable(query);
+      final boolean totalled = NexmarkWindows.checksTotals(query);
       return new SinkWriter<>() {
-        long rows = 0, digest = 0;
+        long received = 0, rows = 0, digest = 0;
+        final HashMap<Long, Long> last = new HashMap<>();  // by key: its last row's digest
+        final HashMap<Long, Long> totals = new HashMap<>();  // by key: the sum of its counts
         long[] latencies = new long[1 << 16];
         int samples = 0;
         @Override public void write(Row r, Context context) {
-          digest += digest(query, r);
-          if (++rows % SAMPLE_EVERY != 0) return;
+          if (table) {
+            last.put(NexmarkUpdating.tableKey(query, r), digest(query, r));
+          } else if (totalled) {
+            totals.merge(NexmarkWindows.totalKey(query, r), NexmarkWindows.totalCount(query, r),
+                Long::sum);
+          } else {
+            ++rows;
+            digest += digest(query, r);
+          }
+          if (++received % SAMPLE_EVERY != 0) return;
           if (samples == latencies.length) latencies = Arrays.copyOf(latencies, 2 * samples);
           latencies[samples++] = System.nanoTime() - r.stampNs;
         }
         @Override public void flush(boolean endOfInput) {}
         @Override public void close() {
+          if (table) {
+            rows = last.size();
+            for (long d : last.values()) digest += d;
+          }
+          if (totalled) {
+            rows = totals.size();
+            for (var kv : totals.entrySet())
+              digest += NexmarkWindows.totalDigest(kv.getKey(), kv.getValue());
+          }
           ROWS.addAndGet(rows);
           DIGEST.addAndGet(digest);
+          UPDATES.addAndGet(received);
           LATENCIES.add(Arrays.copyOf(latencies, samples));
         }
       };
@@ -340,6 +374,14 @@ public final class FlinkNexmark {
     long expectedRows = 0, expectedDigest = 0;
     if (query.equals("q11")) {
       for (Row r : q11Sequential(EVENTS)) { ++expectedRows; expectedDigest += digest(query, r); }
+    } else if (NexmarkWindows.checksTotals(query)) {  // q12: each key's total
+      HashMap<Long, Long> totals = new HashMap<>();  // by key: the sum of its counts
+      for (Row r : NexmarkWindows.sequential(query, EVENTS))
+        totals.merge(NexmarkWindows.totalKey(query, r), NexmarkWindows.totalCount(query, r),
+            Long::sum);
+      expectedRows = totals.size();
+      for (var kv : totals.entrySet())
+        expectedDigest += NexmarkWindows.totalDigest(kv.getKey(), kv.getValue());
     } else if (NexmarkWindows.handles(query)) {
       for (Row r : NexmarkWindows.sequential(query, EVENTS)) {
         ++expectedRows;
@@ -350,6 +392,12 @@ public final class FlinkNexmark {
         ++expectedRows;
         expectedDigest += digest(query, r);
       }
+    } else if (NexmarkUpdating.checksTable(query)) {  // q4: the changelog's final table
+      HashMap<Long, Long> table = new HashMap<>();  // by key: its last row's digest
+      for (Row r : NexmarkUpdating.sequential(query, EVENTS))
+        table.put(NexmarkUpdating.tableKey(query, r), digest(query, r));
+      expectedRows = table.size();
+      for (long d : table.values()) expectedDigest += d;
     } else if (NexmarkUpdating.handles(query)) {
       for (Row r : NexmarkUpdating.sequential(query, EVENTS)) {
         ++expectedRows;
@@ -388,7 +436,7 @@ public final class FlinkNexmark {
                 TypeInformation.of(Event.class))
             : new DataGeneratorSource<>(new Replay(), n, TypeInformation.of(Event.class)),
         WatermarkStrategy.noWatermarks(), "events");
-    // q9, q15-q19: one reader sends every event, in file order (each key's rows depend on its
+    // q4, q9, q15-q19: one reader sends every event, in file order (each key's rows depend on its
     // events' order); the keyed operators after it run with parallelism P.
     if (NexmarkUpdating.handles(query)) source.setParallelism(1);
     if (query.equals("q11")) {
@@ -432,7 +480,7 @@ public final class FlinkNexmark {
           lat.length, pct(lat, 0.50), pct(lat, 0.99), lat[lat.length - 1] / 1e3));
     }
     // Steady state: the source's rate between the marks at 25% and 75% of all marks (in time
-    // order: the P readers emit their parts of the events at once; q9's and q15-q19's one
+    // order: the P readers emit their parts of the events at once; q4's, q9's and q15-q19's one
     // reader, in order), leaving out the job's start and end; and the events per CPU second (all
     // threads) between them.
     Integer[] order = new Integer[MARKS.length];
@@ -455,6 +503,11 @@ public final class FlinkNexmark {
     m.append(String.format(Locale.ROOT, ",\"peak_rss_mb\":%.1f", rss / 1024.0));
     m.append(",\"rows\":").append(ROWS.get());
     m.append(String.format(Locale.ROOT, ",\"digest\":\"%016x\"", DIGEST.get()));
+    // A table-checked query's rows and digest are its final table's, a totals-checked query's
+    // its keys' totals'; "updates": the rows the sinks received (they depend on how the workers
+    // interleave, or on the machine's timing: q12's windows).
+    if (NexmarkUpdating.checksTable(query) || NexmarkWindows.checksTotals(query))
+      m.append(",\"updates\":").append(UPDATES.get());
     System.out.println("{\"impl\":\"flink\",\"metrics\":{" + m + "}}");
     if (ROWS.get() != expectedRows || DIGEST.get() != expectedDigest) {
       System.err.println("FlinkNexmark: " + ROWS.get() + " rows, the sequential loop gives "

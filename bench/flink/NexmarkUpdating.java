@@ -1,5 +1,5 @@
-// Nexmark q9, q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java): the
-// unwindowed GROUP BY, join and ranking queries whose results Flink SQL updates as events come,
+// Nexmark q4, q9, q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java):
+// the unwindowed GROUP BY, join and ranking queries whose results Flink SQL updates as events come,
 // as the Flink suite's SQL (github.com/nexmark/nexmark) written as DataStream functions, each
 // with the one-thread loop whose rows the job must give. Spate's versions compute the same rows
 // and digests over the same events file.
@@ -27,6 +27,11 @@
 //             FROM auction A, bid B
 //             WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
 //       WHERE rownum <= 1
+//   q4  SELECT Q.category, AVG(Q.final) FROM (
+//         SELECT MAX(B.price) AS final, A.category FROM auction A, bid B
+//         WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires
+//         GROUP BY A.id, A.category) Q
+//       GROUP BY Q.category
 //
 // day = floorDiv(dateTime, 1 day) and minute = floorMod(dateTime, 1 day) / 1 minute, as numbers;
 // a price's rank: 1 below 10,000, 2 below 1,000,000, else 3.
@@ -54,7 +59,24 @@
 //        order (the early ones when the auction comes, before any later bid), and one that beats
 //        the winner (none yet, a higher price, or the same price at an earlier dateTime) becomes
 //        it and is emitted: the top-1 ranking's upsert changelog.
-// A row's stampNs is its bid's (latency); q9's, the later of its auction's and its bid's.
+//   q4:  two keyed stages, each with parallelism P. Auctions (projected to id, category,
+//        dateTime, expires) and bids (projected to auction, price, dateTime) on the one stream
+//        (a Q4In, chained to the source), keyed by the auction id; keyed state: the auction's
+//        category, dateTime and expires once it has come (ValueState; a later auction of the id
+//        is ignored), the bids that came before it as (price, dateTime) in arrival order
+//        (ListState, emptied when it comes), the max price (ValueState). The matching bids are
+//        considered as q9's, and one priced above the max (or the first) becomes it and sends
+//        its category a Q4Change (the new max, and the one it replaces if any). Then keyed by
+//        the category; keyed state: the sum of the auctions' maxes, their count and the last
+//        avg emitted (ValueState): a change without a previous max counts its auction and adds
+//        its price, one with a previous max adds the difference; avg = sum / count (AVG of a
+//        BIGINT: integer division), emitted when the category has no row yet or it differs from
+//        the last one. The category stage's rows depend on how the P auction workers' changes
+//        interleave, so the check is on the final table (FlinkNexmark's sink and main keep the
+//        last row per category, checksTable), which does not: the sum and count are those of
+//        the auctions' final maxes.
+// A row's stampNs is its bid's (latency); q9's, the later of its auction's and its bid's; q4's,
+// the event's whose change it follows (for early bids, their auction's).
 //
 // Rows use FlinkNexmark.Row's fields:
 //   q15: day and the 12 counts (in counts, in the digest's order)
@@ -63,6 +85,7 @@
 //   q18: auction, bidder, price, channel, url, dateTime, extra (as the bid)
 //   q19: auction, bidder, price, dateTime; rank_number (in cCounts)
 //   q9:  the bid's auction, bidder, price, dateTime, extra (as the bid); the auction (in joined)
+//   q4:  category (in auction), avg (in price)
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -92,12 +115,23 @@ final class NexmarkUpdating {
   static final TypeInformation<Tuple2<String, Long>> STRING_LONG =
       Types.TUPLE(Types.STRING, Types.LONG);
   static final TypeInformation<Tuple2<Long, Long>> LONG_LONG = Types.TUPLE(Types.LONG, Types.LONG);
+  static final TypeInformation<Q4In> Q4_IN = TypeInformation.of(Q4In.class);
+  static final TypeInformation<Q4Change> Q4_CHANGE = TypeInformation.of(Q4Change.class);
 
   static boolean handles(String query) {
     switch (query) {
-      case "q9": case "q15": case "q16": case "q17": case "q18": case "q19": return true;
+      case "q4": case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
+        return true;
       default: return false;
     }
+  }
+
+  // Whether the query is checked on its final table (the last row per tableKey), not on every
+  // row it sends: q4, whose rows depend on how its stages' workers interleave.
+  static boolean checksTable(String query) { return query.equals("q4"); }
+  static long tableKey(String query, FlinkNexmark.Row r) {
+    if (query.equals("q4")) return r.auction;  // the category
+    throw new IllegalArgumentException("not checked on its table: " + query);
   }
 
   static long digest(String query, FlinkNexmark.Row r) {
@@ -117,6 +151,7 @@ final class NexmarkUpdating {
         h = fold(fold(fold(h, a.seller), a.category), text(a.extra));
         return fold(fold(fold(fold(h, r.bidder), r.price), r.dateTime), text(r.extra));
       }
+      case "q4": return fold(fold(0, r.auction), r.price);
       default: throw new IllegalArgumentException("not an updating query: " + query);
     }
   }
@@ -142,6 +177,7 @@ final class NexmarkUpdating {
   // runs with the source's parallelism, 1, chained to it.
   static DataStream<FlinkNexmark.Row> build(String query, DataStream<FlinkNexmark.Event> events) {
     if (query.equals("q9")) return q9(events);
+    if (query.equals("q4")) return q4(events);
     final boolean channel = query.equals("q16") || query.equals("q18");
     final boolean all = query.equals("q18");
     SingleOutputStreamOperator<Bid> bids = events
@@ -181,6 +217,7 @@ final class NexmarkUpdating {
       case "q18": return q18Sequential(events);
       case "q19": return q19Sequential(events);
       case "q9": return q9Sequential(events);
+      case "q4": return q4Sequential(events);
       default: throw new IllegalArgumentException("not an updating query: " + query);
     }
   }
@@ -518,6 +555,164 @@ final class NexmarkUpdating {
         if (!beats) continue;
         winners.put(a.id, b);
         rows.add(q9Row(a, b, 0));
+      }
+    }
+    return rows;
+  }
+
+  // ---- q4, average winning price per category -------------------------------------------------
+  // An auction (id, category, dateTime, expires) or a bid (its auction in id, price, dateTime).
+  public static final class Q4In {
+    public boolean isAuction;
+    public long id, category, price, dateTime, expires, stampNs;
+    public Q4In() {}
+  }
+  // An auction's new max price, for its category, and the max it replaces (hadPrevious).
+  public static final class Q4Change {
+    public long category, previous, price, stampNs;
+    public boolean hadPrevious;
+    public Q4Change() {}
+  }
+
+  static DataStream<FlinkNexmark.Row> q4(DataStream<FlinkNexmark.Event> events) {
+    return events
+        .flatMap((FlinkNexmark.Event e, Collector<Q4In> out) -> {
+              if (e.kind != 'A' && e.kind != 'B') return;
+              Q4In i = new Q4In();
+              i.isAuction = e.kind == 'A';
+              if (i.isAuction) {
+                i.id = e.id; i.category = e.category; i.expires = e.expires;
+              } else {
+                i.id = e.auction; i.price = e.price;
+              }
+              i.dateTime = e.dateTime;
+              i.stampNs = e.stampNs;
+              out.collect(i);
+            }, Q4_IN).name("q4_events").setParallelism(1)
+        .keyBy(i -> i.id, Types.LONG)
+        .process(new Q4Max(), Q4_CHANGE).name("q4_max")
+        .keyBy(c -> c.category, Types.LONG)
+        .process(new Q4Avg(), ROW).name("q4");
+  }
+
+  static FlinkNexmark.Row q4Row(long category, long avg, long stampNs) {
+    return new FlinkNexmark.Row(category, 0, avg, 0, null, stampNs);
+  }
+
+  // Stage 1, per auction id: the join and MAX(B.price).
+  static final class Q4Max extends KeyedProcessFunction<Long, Q4In, Q4Change> {
+    transient ValueState<long[]> auction;  // its category, dateTime, expires
+    transient ListState<Tuple2<Long, Long>> early;  // the bids before it: price, dateTime
+    transient ValueState<Long> max;
+    @Override public void open(OpenContext c) {
+      auction = getRuntimeContext().getState(new ValueStateDescriptor<>("auction", long[].class));
+      early = getRuntimeContext().getListState(new ListStateDescriptor<>("early", LONG_LONG));
+      max = getRuntimeContext().getState(new ValueStateDescriptor<>("max", Types.LONG));
+    }
+    @Override public void processElement(Q4In e, Context c, Collector<Q4Change> out)
+        throws Exception {
+      long[] a = auction.value();
+      if (e.isAuction) {
+        if (a != null) return;  // a second auction of the id
+        a = new long[] {e.category, e.dateTime, e.expires};
+        auction.update(a);
+        Long m = max.value();
+        for (Tuple2<Long, Long> b : early.get()) m = consider(a, b.f0, b.f1, m, e.stampNs, out);
+        early.clear();
+        if (m != null) max.update(m);
+      } else if (a == null) {
+        early.add(Tuple2.of(e.price, e.dateTime));
+      } else {
+        Long m = max.value(), next = consider(a, e.price, e.dateTime, m, e.stampNs, out);
+        if (next != m) max.update(next);  // consider returns m itself when it keeps it
+      }
+    }
+    // The max after a bid (price, dateTime): its price, and its change sent, when it matches
+    // auction a and is the first or priced above the max m; else m.
+    static Long consider(long[] a, long price, long dateTime, Long m, long stampNs,
+        Collector<Q4Change> out) {
+      if (dateTime < a[1] || dateTime > a[2]) return m;
+      if (m != null && price <= m) return m;
+      Q4Change ch = new Q4Change();
+      ch.category = a[0];
+      ch.hadPrevious = m != null;
+      ch.previous = m == null ? 0 : m;
+      ch.price = price;
+      ch.stampNs = stampNs;
+      out.collect(ch);
+      return price;
+    }
+  }
+
+  // Stage 2, per category: AVG(final) over its auctions' maxes, emitted when it changes.
+  static final class Q4Avg extends KeyedProcessFunction<Long, Q4Change, FlinkNexmark.Row> {
+    transient ValueState<long[]> state;  // sum, count, the last avg emitted (once there is one)
+    @Override public void open(OpenContext c) {
+      state = getRuntimeContext().getState(new ValueStateDescriptor<>("avg", long[].class));
+    }
+    @Override public void processElement(Q4Change ch, Context c, Collector<FlinkNexmark.Row> out)
+        throws Exception {
+      long[] s = state.value();
+      boolean first = s == null;  // no row emitted yet: every change leaves one
+      if (first) s = new long[3];
+      if (ch.hadPrevious) {
+        s[0] += ch.price - ch.previous;
+      } else {
+        s[0] += ch.price;
+        ++s[1];
+      }
+      long avg = s[0] / s[1];
+      boolean emit = first || avg != s[2];
+      s[2] = avg;
+      state.update(s);
+      if (emit) out.collect(q4Row(ch.category, avg, ch.stampNs));
+    }
+  }
+
+  // Plainly: per auction id the auction, the bids before it and the max; per category the sum
+  // of its auctions' maxes, their count and the last avg emitted; in file order.
+  static List<FlinkNexmark.Row> q4Sequential(FlinkNexmark.Event[] events) {
+    HashMap<Long, FlinkNexmark.Event> auctions = new HashMap<>();
+    HashMap<Long, List<FlinkNexmark.Event>> waiting = new HashMap<>();
+    HashMap<Long, Long> maxes = new HashMap<>(), lastAvg = new HashMap<>();
+    HashMap<Long, long[]> sums = new HashMap<>();  // by category: sum, count
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    for (FlinkNexmark.Event e : events) {
+      List<FlinkNexmark.Event> bids;
+      FlinkNexmark.Event a;
+      if (e.kind == 'A') {
+        if (auctions.containsKey(e.id)) continue;
+        auctions.put(e.id, e);
+        a = e;
+        bids = waiting.remove(e.id);
+        if (bids == null) continue;
+      } else if (e.kind == 'B') {
+        a = auctions.get(e.auction);
+        if (a == null) {
+          waiting.computeIfAbsent(e.auction, k -> new ArrayList<>()).add(e);
+          continue;
+        }
+        bids = List.of(e);
+      } else {
+        continue;
+      }
+      for (FlinkNexmark.Event b : bids) {
+        if (!(a.dateTime <= b.dateTime && b.dateTime <= a.expires)) continue;
+        Long max = maxes.get(a.id);
+        if (max != null && b.price <= max) continue;
+        maxes.put(a.id, b.price);
+        long[] s = sums.computeIfAbsent(a.category, k -> new long[2]);
+        if (max == null) {
+          s[0] += b.price;
+          ++s[1];
+        } else {
+          s[0] += b.price - max;
+        }
+        long avg = s[0] / s[1];
+        Long last = lastAvg.get(a.category);
+        if (last != null && last == avg) continue;
+        lastAvg.put(a.category, avg);
+        rows.add(q4Row(a.category, avg, 0));
       }
     }
     return rows;

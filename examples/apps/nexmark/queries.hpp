@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,21 @@ inline std::int64_t text_digest(const std::string& text) noexcept {
 }
 inline std::int64_t text_digest(const std::optional<std::string>& text) noexcept {
   return text ? text_digest(std::string_view(*text)) : 0;
+}
+
+/// An upsert changelog's final table: each key's last row, in key order of first appearance.
+template <class Row>
+std::vector<Row> final_table(const std::vector<Row>& changelog) {
+  std::unordered_map<std::int64_t, std::size_t> index;
+  std::vector<Row> table;
+  for (const Row& r : changelog) {
+    const auto [at, inserted] = index.try_emplace(r.table_key(), table.size());
+    if (inserted)
+      table.push_back(r);
+    else
+      table[at->second] = r;
+  }
+  return table;
 }
 
 struct q0_row {
