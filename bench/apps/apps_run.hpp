@@ -42,9 +42,8 @@ inline run_shape shape_of(const bench_params& p) {
   if (s.replicas < 1) throw usage_error("apps: --replicas must be >= 1");
   if (p.integer("queue_limit") < 0) throw usage_error("apps: --queue_limit must be >= 0");
   s.queue_limit = std::size_t(p.integer("queue_limit"));
-  s.total =
-      s.rate > 0 ? std::uint64_t(std::llround(s.rate * p.number("seconds")))
-                 : std::uint64_t(p.integer("n"));
+  s.total = s.rate > 0 ? std::uint64_t(std::llround(s.rate * p.number("seconds")))
+                       : std::uint64_t(p.integer("n"));
   if (s.total == 0) throw usage_error("apps: nothing to send (n or rate x seconds is 0)");
   return s;
 }

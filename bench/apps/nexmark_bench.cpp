@@ -163,8 +163,8 @@ json nexmark_bench(const bench_params& p) {
   for (auto* run : {run_window_query, run_join_query, run_update_query})
     if (std::optional<json> m = run(p)) return *std::move(m);
   throw usage_error(
-      "nexmark: --query must be q0, q1, q2, q3, q4, q5, q7, q8, q9, q11, q12, q13, q14, q15, q16, "
-      "q17, q18, q19, q20, q21, q22 or generate");
+      "nexmark: --query must be q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q11, q12, q13, q14, q15, "
+      "q16, q17, q18, q19, q20, q21, q22 or generate");
 }
 
 }  // namespace

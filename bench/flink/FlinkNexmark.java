@@ -3,22 +3,24 @@
 // `spate-bench nexmark --source=file`: the first N events of an events file (written by
 // `nexmark generate`, examples/apps/nexmark) are loaded before the job starts and sent once
 // each from memory, stamped as the source emits them; the query as a DataStream program with
-// parallelism P (every operator chained to its source, but for q4, q9 and q15-q19); a sink that
-// folds each row into the same order-free digest as spate's (examples/apps/nexmark/queries.hpp)
-// and records the latency of every 16th row (q4: the digest of its final table, the last row per
-// category, whose changelog depends on how its workers interleave; q12: of each bidder's total
-// bid count over its rows, whose processing-time windows depend on the machine's timing).
+// parallelism P (every operator chained to its source, but for q4, q6, q9 and q15-q19); a sink
+// that folds each row into the same order-free digest as spate's
+// (examples/apps/nexmark/queries.hpp) and records the latency of every 16th row (q4 and q6: the
+// digest of the final table, the last row per category or seller, whose changelog depends on how
+// the workers interleave; q12: of each bidder's total bid count over its rows, whose
+// processing-time windows depend on the machine's timing).
 //
 //   java -cp 'JARS/*:CLASSES' FlinkNexmark EVENTS_FILE N QUERY PARALLELISM TMP_DIR [KEY=VALUE ...]
 //
-// QUERY: q0, q1, q2, q3, q4, q5, q7, q8, q9, q11, q12, q13, q14, q15, q16, q17, q18, q19, q20,
+// QUERY: q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q11, q12, q13, q14, q15, q16, q17, q18, q19, q20,
 // q21 or q22 (the Flink suite's SQL, github.com/nexmark/nexmark, written as DataStream functions;
 // q11 as the suite runs it: event time from dateTime with 4 s of bounded out-of-orderness, keyed
 // by bidder, event-time session windows of 10 s gap counting bids; q5, q7 and q8, windowed the
 // same way, and q12, tumbling processing-time windows, in NexmarkWindows.java; q3 and q20,
 // regular joins keeping both sides in keyed state, in NexmarkJoins.java; q15 to q19, unwindowed
 // GROUP BYs and rankings emitting their updates, q9, a regular join ranked per auction emitting
-// its updates, and q4, a regular join's MAX per auction averaged per category emitting its
+// its updates, q4, a regular join's MAX per auction averaged per category emitting its
+// updates, and q6, restated: the average of each seller's 11 latest auctions' MAX, emitting its
 // updates, in NexmarkUpdating.java: their rows depend on each key's event order, so their source
 // runs with parallelism 1, sending the events in file order, and the keyed operators and sink
 // with parallelism P).
@@ -72,7 +74,7 @@ public final class FlinkNexmark {
       (com.sun.management.OperatingSystemMXBean)
           java.lang.management.ManagementFactory.getOperatingSystemMXBean();
   static final AtomicLong ROWS = new AtomicLong(), DIGEST = new AtomicLong();
-  static final AtomicLong UPDATES = new AtomicLong();  // the rows the sinks received (q4, q12)
+  static final AtomicLong UPDATES = new AtomicLong();  // the rows the sinks received (q4, q6, q12)
   // Every 16th row's latency; the time of every MARK_EVERY-th event the source emits, for the
   // steady rate (spate-bench nexmark does the same).
   static final int SAMPLE_EVERY = 16, MARK_EVERY = 65_536;
@@ -169,7 +171,7 @@ public final class FlinkNexmark {
       case "q2": return Row.fold(Row.fold(0, r.auction), r.price);
       case "q5": case "q7": case "q8": return NexmarkWindows.digest(query, r);
       case "q3": case "q20": return NexmarkJoins.digest(query, r);
-      case "q4": case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
+      case "q4": case "q6": case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
         return NexmarkUpdating.digest(query, r);
       case "q13":
         return Row.fold(Row.fold(Row.fold(Row.fold(Row.fold(0, r.auction), r.bidder), r.price),
@@ -266,8 +268,8 @@ public final class FlinkNexmark {
       }
       default:
         throw new IllegalArgumentException(
-            "query: q0, q1, q2, q3, q4, q5, q7, q8, q9, q11, q12, q13, q14, q15, q16, q17, q18,"
-            + " q19, q20, q21 or q22, not " + query);
+            "query: q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q11, q12, q13, q14, q15, q16, q17,"
+            + " q18, q19, q20, q21 or q22, not " + query);
     }
   }
 
@@ -294,8 +296,8 @@ public final class FlinkNexmark {
   }
 
   // Counts and digests the rows it receives; for a query checked on its final table
-  // (NexmarkUpdating.checksTable: q4), keeps each key's last row's digest instead and counts and
-  // digests that table when it closes; for a query checked on its totals
+  // (NexmarkUpdating.checksTable: q4, q6), keeps each key's last row's digest instead and counts
+  // and digests that table when it closes; for a query checked on its totals
   // (NexmarkWindows.checksTotals: q12), adds up each key's counts instead and counts and digests
   // the keys' totals when it closes (in both, the sink is chained to the keyed stage, so each
   // key's rows all come to one sink).
@@ -392,7 +394,7 @@ public final class FlinkNexmark {
         ++expectedRows;
         expectedDigest += digest(query, r);
       }
-    } else if (NexmarkUpdating.checksTable(query)) {  // q4: the changelog's final table
+    } else if (NexmarkUpdating.checksTable(query)) {  // q4, q6: the changelog's final table
       HashMap<Long, Long> table = new HashMap<>();  // by key: its last row's digest
       for (Row r : NexmarkUpdating.sequential(query, EVENTS))
         table.put(NexmarkUpdating.tableKey(query, r), digest(query, r));
@@ -436,8 +438,8 @@ public final class FlinkNexmark {
                 TypeInformation.of(Event.class))
             : new DataGeneratorSource<>(new Replay(), n, TypeInformation.of(Event.class)),
         WatermarkStrategy.noWatermarks(), "events");
-    // q4, q9, q15-q19: one reader sends every event, in file order (each key's rows depend on its
-    // events' order); the keyed operators after it run with parallelism P.
+    // q4, q6, q9, q15-q19: one reader sends every event, in file order (each key's rows depend on
+    // its events' order); the keyed operators after it run with parallelism P.
     if (NexmarkUpdating.handles(query)) source.setParallelism(1);
     if (query.equals("q11")) {
       source.flatMap((Event e, Collector<Row> out) -> {
@@ -480,9 +482,9 @@ public final class FlinkNexmark {
           lat.length, pct(lat, 0.50), pct(lat, 0.99), lat[lat.length - 1] / 1e3));
     }
     // Steady state: the source's rate between the marks at 25% and 75% of all marks (in time
-    // order: the P readers emit their parts of the events at once; q4's, q9's and q15-q19's one
-    // reader, in order), leaving out the job's start and end; and the events per CPU second (all
-    // threads) between them.
+    // order: the P readers emit their parts of the events at once; q4's, q6's, q9's and
+    // q15-q19's one reader, in order), leaving out the job's start and end; and the events per
+    // CPU second (all threads) between them.
     Integer[] order = new Integer[MARKS.length];
     for (int k = 0; k < order.length; ++k) order[k] = k;
     Arrays.sort(order, (a, b) -> Long.compare(MARKS[a], MARKS[b]));

@@ -1,8 +1,8 @@
-// Nexmark q4, q9, q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java):
+// Nexmark q4, q6, q9, q15, q16, q17, q18 and q19 for FlinkNexmark (bench/flink/FlinkNexmark.java):
 // the unwindowed GROUP BY, join and ranking queries whose results Flink SQL updates as events come,
-// as the Flink suite's SQL (github.com/nexmark/nexmark) written as DataStream functions, each
-// with the one-thread loop whose rows the job must give. Spate's versions compute the same rows
-// and digests over the same events file.
+// as the Flink suite's SQL (github.com/nexmark/nexmark) written as DataStream functions (q6
+// restated: below), each with the one-thread loop whose rows the job must give. Spate's versions
+// compute the same rows and digests over the same events file.
 //
 //   q15 SELECT DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS `day`, count(*) AS total_bids,
 //              count(*) FILTER (WHERE price < 10000) AS rank1_bids, ... rank2, rank3,
@@ -32,6 +32,19 @@
 //         WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires
 //         GROUP BY A.id, A.category) Q
 //       GROUP BY Q.category
+//   q6  SELECT Q.seller, AVG(Q.final) OVER (PARTITION BY Q.seller ORDER BY Q.dateTime
+//                                          ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
+//       FROM (SELECT MAX(B.price) AS final, A.seller, B.dateTime
+//             FROM auction AS A, bid AS B
+//             WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires
+//             GROUP BY A.id, A.seller) AS Q
+//       does not run as written (Flink SQL's OVER window takes no retractions, which the inner
+//       GROUP BY makes: the suite's q6.sql is not run; and B.dateTime is not grouped). Restated
+//       as spate's (examples/apps/nexmark/q6.hpp), with the auction's dateTime as the order and
+//       each auction's closing price so far as its price: for each seller, the average (sum /
+//       count, rounded toward zero, the sum wrapping) of the closing prices of its 11 latest
+//       auctions (by dateTime, then id) among those with a closing price, updated as bids come,
+//       an update equal to the seller's last row not sent.
 //
 // day = floorDiv(dateTime, 1 day) and minute = floorMod(dateTime, 1 day) / 1 minute, as numbers;
 // a price's rank: 1 below 10,000, 2 below 1,000,000, else 3.
@@ -59,24 +72,35 @@
 //        order (the early ones when the auction comes, before any later bid), and one that beats
 //        the winner (none yet, a higher price, or the same price at an earlier dateTime) becomes
 //        it and is emitted: the top-1 ranking's upsert changelog.
-//   q4:  two keyed stages, each with parallelism P. Auctions (projected to id, category,
+//   q4:  two keyed stages, each with parallelism P. Auctions (projected to id, category, seller,
 //        dateTime, expires) and bids (projected to auction, price, dateTime) on the one stream
-//        (a Q4In, chained to the source), keyed by the auction id; keyed state: the auction's
-//        category, dateTime and expires once it has come (ValueState; a later auction of the id
-//        is ignored), the bids that came before it as (price, dateTime) in arrival order
-//        (ListState, emptied when it comes), the max price (ValueState). The matching bids are
-//        considered as q9's, and one priced above the max (or the first) becomes it and sends
-//        its category a Q4Change (the new max, and the one it replaces if any). Then keyed by
-//        the category; keyed state: the sum of the auctions' maxes, their count and the last
-//        avg emitted (ValueState): a change without a previous max counts its auction and adds
-//        its price, one with a previous max adds the difference; avg = sum / count (AVG of a
-//        BIGINT: integer division), emitted when the category has no row yet or it differs from
-//        the last one. The category stage's rows depend on how the P auction workers' changes
-//        interleave, so the check is on the final table (FlinkNexmark's sink and main keep the
-//        last row per category, checksTable), which does not: the sum and count are those of
-//        the auctions' final maxes.
-// A row's stampNs is its bid's (latency); q9's, the later of its auction's and its bid's; q4's,
-// the event's whose change it follows (for early bids, their auction's).
+//        (an AuctionOrBid, chained to the source), keyed by the auction id; keyed state: the
+//        auction's category, seller, dateTime and expires once it has come (ValueState; a later
+//        auction of the id is ignored), the bids that came before it as (price, dateTime) in
+//        arrival order (ListState, emptied when it comes), the max price, its closing price so
+//        far (ValueState). The matching bids are considered as q9's, and one priced above the
+//        max (or the first) becomes it and sends a PriceChange (the auction's id, category,
+//        seller and dateTime, the new max, and the one it replaces if any): ClosingPrice. Then
+//        keyed by the category; keyed state: the sum of the auctions' maxes, their count and the
+//        last avg emitted (ValueState): a change without a previous max counts its auction and
+//        adds its price, one with a previous max adds the difference; avg = sum / count (AVG of
+//        a BIGINT: integer division), emitted when the category has no row yet or it differs
+//        from the last one. The category stage's rows depend on how the P auction workers'
+//        changes interleave, so the check is on the final table (FlinkNexmark's sink and main
+//        keep the last row per category, checksTable), which does not: the sum and count are
+//        those of the auctions' final maxes.
+//   q6:  q4's first stage (ClosingPrice), then keyed by the seller; keyed state (ValueState):
+//        the seller's latest priced auctions, at most 11, as (dateTime, id, price) in
+//        (dateTime, id) order, and the last avg emitted. A change of a kept auction sets its
+//        price; an auction's first change enters when fewer than 11 are kept or it is not older
+//        than all 11 (the oldest then leaves); any other change is dropped. avg = the kept
+//        prices' sum / their count, emitted when the seller has no row yet or it differs from
+//        the last one. An auction that is not among the 11 when it gets its first price, or is
+//        pushed out, never comes back, so each seller's final row does not depend on how the P
+//        auction workers' changes interleave (its rows before it do): checked on the final
+//        table, the last row per seller, as q4.
+// A row's stampNs is its bid's (latency); q9's, the later of its auction's and its bid's; q4's
+// and q6's, the event's whose change it follows (for early bids, their auction's).
 //
 // Rows use FlinkNexmark.Row's fields:
 //   q15: day and the 12 counts (in counts, in the digest's order)
@@ -86,10 +110,12 @@
 //   q19: auction, bidder, price, dateTime; rank_number (in cCounts)
 //   q9:  the bid's auction, bidder, price, dateTime, extra (as the bid); the auction (in joined)
 //   q4:  category (in auction), avg (in price)
+//   q6:  seller (in auction), avg (in price)
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -108,6 +134,7 @@ final class NexmarkUpdating {
 
   static final long DAY_MS = 86_400_000, MINUTE_MS = 60_000;
   static final int TOP = 10;  // q19's kept bids per auction
+  static final int Q6_AUCTIONS = 11;  // q6's: ROWS BETWEEN 10 PRECEDING AND CURRENT ROW
   static final TypeInformation<FlinkNexmark.Row> ROW = TypeInformation.of(FlinkNexmark.Row.class);
   static final TypeInformation<Bid> BID = TypeInformation.of(Bid.class);
   static final TypeInformation<FlinkNexmark.Event> EVENT =
@@ -115,22 +142,24 @@ final class NexmarkUpdating {
   static final TypeInformation<Tuple2<String, Long>> STRING_LONG =
       Types.TUPLE(Types.STRING, Types.LONG);
   static final TypeInformation<Tuple2<Long, Long>> LONG_LONG = Types.TUPLE(Types.LONG, Types.LONG);
-  static final TypeInformation<Q4In> Q4_IN = TypeInformation.of(Q4In.class);
-  static final TypeInformation<Q4Change> Q4_CHANGE = TypeInformation.of(Q4Change.class);
+  static final TypeInformation<AuctionOrBid> AUCTION_OR_BID =
+      TypeInformation.of(AuctionOrBid.class);
+  static final TypeInformation<PriceChange> PRICE_CHANGE = TypeInformation.of(PriceChange.class);
 
   static boolean handles(String query) {
     switch (query) {
-      case "q4": case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
+      case "q4": case "q6": case "q9": case "q15": case "q16": case "q17": case "q18": case "q19":
         return true;
       default: return false;
     }
   }
 
   // Whether the query is checked on its final table (the last row per tableKey), not on every
-  // row it sends: q4, whose rows depend on how its stages' workers interleave.
-  static boolean checksTable(String query) { return query.equals("q4"); }
+  // row it sends: q4 and q6, whose rows depend on how their stages' workers interleave.
+  static boolean checksTable(String query) { return query.equals("q4") || query.equals("q6"); }
   static long tableKey(String query, FlinkNexmark.Row r) {
     if (query.equals("q4")) return r.auction;  // the category
+    if (query.equals("q6")) return r.auction;  // the seller
     throw new IllegalArgumentException("not checked on its table: " + query);
   }
 
@@ -151,7 +180,7 @@ final class NexmarkUpdating {
         h = fold(fold(fold(h, a.seller), a.category), text(a.extra));
         return fold(fold(fold(fold(h, r.bidder), r.price), r.dateTime), text(r.extra));
       }
-      case "q4": return fold(fold(0, r.auction), r.price);
+      case "q4": case "q6": return fold(fold(0, r.auction), r.price);  // category / seller, avg
       default: throw new IllegalArgumentException("not an updating query: " + query);
     }
   }
@@ -178,6 +207,7 @@ final class NexmarkUpdating {
   static DataStream<FlinkNexmark.Row> build(String query, DataStream<FlinkNexmark.Event> events) {
     if (query.equals("q9")) return q9(events);
     if (query.equals("q4")) return q4(events);
+    if (query.equals("q6")) return q6(events);
     final boolean channel = query.equals("q16") || query.equals("q18");
     final boolean all = query.equals("q18");
     SingleOutputStreamOperator<Bid> bids = events
@@ -218,6 +248,7 @@ final class NexmarkUpdating {
       case "q19": return q19Sequential(events);
       case "q9": return q9Sequential(events);
       case "q4": return q4Sequential(events);
+      case "q6": return q6Sequential(events);
       default: throw new IllegalArgumentException("not an updating query: " + query);
     }
   }
@@ -560,48 +591,47 @@ final class NexmarkUpdating {
     return rows;
   }
 
-  // ---- q4, average winning price per category -------------------------------------------------
-  // An auction (id, category, dateTime, expires) or a bid (its auction in id, price, dateTime).
-  public static final class Q4In {
+  // ---- q4 and q6: each auction's closing price so far -----------------------------------------
+  // An auction (id, category, seller, dateTime, expires) or a bid (its auction in id, price,
+  // dateTime).
+  public static final class AuctionOrBid {
     public boolean isAuction;
-    public long id, category, price, dateTime, expires, stampNs;
-    public Q4In() {}
+    public long id, category, seller, price, dateTime, expires, stampNs;
+    public AuctionOrBid() {}
   }
-  // An auction's new max price, for its category, and the max it replaces (hadPrevious).
-  public static final class Q4Change {
-    public long category, previous, price, stampNs;
-    public boolean hadPrevious;
-    public Q4Change() {}
+  // Auction id's closing price went from previous (none when first) to price; the auction's
+  // category, seller and dateTime.
+  public static final class PriceChange {
+    public long id, category, seller, dateTime, previous, price, stampNs;
+    public boolean first;
+    public PriceChange() {}
   }
 
-  static DataStream<FlinkNexmark.Row> q4(DataStream<FlinkNexmark.Event> events) {
+  // Stage 1 of q4 and q6: the projection (chained to the source) and ClosingPrice, keyed by the
+  // auction id.
+  static SingleOutputStreamOperator<PriceChange> closingPrices(String query,
+      DataStream<FlinkNexmark.Event> events) {
     return events
-        .flatMap((FlinkNexmark.Event e, Collector<Q4In> out) -> {
+        .flatMap((FlinkNexmark.Event e, Collector<AuctionOrBid> out) -> {
               if (e.kind != 'A' && e.kind != 'B') return;
-              Q4In i = new Q4In();
+              AuctionOrBid i = new AuctionOrBid();
               i.isAuction = e.kind == 'A';
               if (i.isAuction) {
-                i.id = e.id; i.category = e.category; i.expires = e.expires;
+                i.id = e.id; i.category = e.category; i.seller = e.seller; i.expires = e.expires;
               } else {
                 i.id = e.auction; i.price = e.price;
               }
               i.dateTime = e.dateTime;
               i.stampNs = e.stampNs;
               out.collect(i);
-            }, Q4_IN).name("q4_events").setParallelism(1)
+            }, AUCTION_OR_BID).name(query + "_events").setParallelism(1)
         .keyBy(i -> i.id, Types.LONG)
-        .process(new Q4Max(), Q4_CHANGE).name("q4_max")
-        .keyBy(c -> c.category, Types.LONG)
-        .process(new Q4Avg(), ROW).name("q4");
+        .process(new ClosingPrice(), PRICE_CHANGE).name(query + "_closing_price");
   }
 
-  static FlinkNexmark.Row q4Row(long category, long avg, long stampNs) {
-    return new FlinkNexmark.Row(category, 0, avg, 0, null, stampNs);
-  }
-
-  // Stage 1, per auction id: the join and MAX(B.price).
-  static final class Q4Max extends KeyedProcessFunction<Long, Q4In, Q4Change> {
-    transient ValueState<long[]> auction;  // its category, dateTime, expires
+  // Per auction id: the join and MAX(B.price).
+  static final class ClosingPrice extends KeyedProcessFunction<Long, AuctionOrBid, PriceChange> {
+    transient ValueState<long[]> auction;  // its id, category, seller, dateTime, expires
     transient ListState<Tuple2<Long, Long>> early;  // the bids before it: price, dateTime
     transient ValueState<Long> max;
     @Override public void open(OpenContext c) {
@@ -609,12 +639,12 @@ final class NexmarkUpdating {
       early = getRuntimeContext().getListState(new ListStateDescriptor<>("early", LONG_LONG));
       max = getRuntimeContext().getState(new ValueStateDescriptor<>("max", Types.LONG));
     }
-    @Override public void processElement(Q4In e, Context c, Collector<Q4Change> out)
+    @Override public void processElement(AuctionOrBid e, Context c, Collector<PriceChange> out)
         throws Exception {
       long[] a = auction.value();
       if (e.isAuction) {
         if (a != null) return;  // a second auction of the id
-        a = new long[] {e.category, e.dateTime, e.expires};
+        a = new long[] {e.id, e.category, e.seller, e.dateTime, e.expires};
         auction.update(a);
         Long m = max.value();
         for (Tuple2<Long, Long> b : early.get()) m = consider(a, b.f0, b.f1, m, e.stampNs, out);
@@ -630,53 +660,31 @@ final class NexmarkUpdating {
     // The max after a bid (price, dateTime): its price, and its change sent, when it matches
     // auction a and is the first or priced above the max m; else m.
     static Long consider(long[] a, long price, long dateTime, Long m, long stampNs,
-        Collector<Q4Change> out) {
-      if (dateTime < a[1] || dateTime > a[2]) return m;
+        Collector<PriceChange> out) {
+      if (dateTime < a[3] || dateTime > a[4]) return m;
       if (m != null && price <= m) return m;
-      Q4Change ch = new Q4Change();
-      ch.category = a[0];
-      ch.hadPrevious = m != null;
-      ch.previous = m == null ? 0 : m;
-      ch.price = price;
-      ch.stampNs = stampNs;
-      out.collect(ch);
+      out.collect(priceChange(a[0], a[1], a[2], a[3], m, price, stampNs));
       return price;
     }
   }
 
-  // Stage 2, per category: AVG(final) over its auctions' maxes, emitted when it changes.
-  static final class Q4Avg extends KeyedProcessFunction<Long, Q4Change, FlinkNexmark.Row> {
-    transient ValueState<long[]> state;  // sum, count, the last avg emitted (once there is one)
-    @Override public void open(OpenContext c) {
-      state = getRuntimeContext().getState(new ValueStateDescriptor<>("avg", long[].class));
-    }
-    @Override public void processElement(Q4Change ch, Context c, Collector<FlinkNexmark.Row> out)
-        throws Exception {
-      long[] s = state.value();
-      boolean first = s == null;  // no row emitted yet: every change leaves one
-      if (first) s = new long[3];
-      if (ch.hadPrevious) {
-        s[0] += ch.price - ch.previous;
-      } else {
-        s[0] += ch.price;
-        ++s[1];
-      }
-      long avg = s[0] / s[1];
-      boolean emit = first || avg != s[2];
-      s[2] = avg;
-      state.update(s);
-      if (emit) out.collect(q4Row(ch.category, avg, ch.stampNs));
-    }
+  static PriceChange priceChange(long id, long category, long seller, long dateTime, Long previous,
+      long price, long stampNs) {
+    PriceChange ch = new PriceChange();
+    ch.id = id; ch.category = category; ch.seller = seller; ch.dateTime = dateTime;
+    ch.first = previous == null;
+    ch.previous = previous == null ? 0 : previous;
+    ch.price = price;
+    ch.stampNs = stampNs;
+    return ch;
   }
 
-  // Plainly: per auction id the auction, the bids before it and the max; per category the sum
-  // of its auctions' maxes, their count and the last avg emitted; in file order.
-  static List<FlinkNexmark.Row> q4Sequential(FlinkNexmark.Event[] events) {
+  // Plainly: per auction id the auction, the bids before it and the max, in file order; each
+  // change passed to onChange as it happens (stampNs 0).
+  static void closingPricesSequential(FlinkNexmark.Event[] events, Consumer<PriceChange> onChange) {
     HashMap<Long, FlinkNexmark.Event> auctions = new HashMap<>();
     HashMap<Long, List<FlinkNexmark.Event>> waiting = new HashMap<>();
-    HashMap<Long, Long> maxes = new HashMap<>(), lastAvg = new HashMap<>();
-    HashMap<Long, long[]> sums = new HashMap<>();  // by category: sum, count
-    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    HashMap<Long, Long> maxes = new HashMap<>();
     for (FlinkNexmark.Event e : events) {
       List<FlinkNexmark.Event> bids;
       FlinkNexmark.Event a;
@@ -701,20 +709,156 @@ final class NexmarkUpdating {
         Long max = maxes.get(a.id);
         if (max != null && b.price <= max) continue;
         maxes.put(a.id, b.price);
-        long[] s = sums.computeIfAbsent(a.category, k -> new long[2]);
-        if (max == null) {
-          s[0] += b.price;
-          ++s[1];
-        } else {
-          s[0] += b.price - max;
-        }
-        long avg = s[0] / s[1];
-        Long last = lastAvg.get(a.category);
-        if (last != null && last == avg) continue;
-        lastAvg.put(a.category, avg);
-        rows.add(q4Row(a.category, avg, 0));
+        onChange.accept(priceChange(a.id, a.category, a.seller, a.dateTime, max, b.price, 0));
       }
     }
+  }
+
+  // ---- q4, average winning price per category -------------------------------------------------
+  static DataStream<FlinkNexmark.Row> q4(DataStream<FlinkNexmark.Event> events) {
+    return closingPrices("q4", events)
+        .keyBy(c -> c.category, Types.LONG)
+        .process(new Q4Avg(), ROW).name("q4");
+  }
+
+  static FlinkNexmark.Row q4Row(long category, long avg, long stampNs) {
+    return new FlinkNexmark.Row(category, 0, avg, 0, null, stampNs);
+  }
+
+  // Stage 2, per category: AVG(final) over its auctions' maxes, emitted when it changes.
+  static final class Q4Avg extends KeyedProcessFunction<Long, PriceChange, FlinkNexmark.Row> {
+    transient ValueState<long[]> state;  // sum, count, the last avg emitted (once there is one)
+    @Override public void open(OpenContext c) {
+      state = getRuntimeContext().getState(new ValueStateDescriptor<>("avg", long[].class));
+    }
+    @Override public void processElement(PriceChange ch, Context c,
+        Collector<FlinkNexmark.Row> out) throws Exception {
+      long[] s = state.value();
+      boolean first = s == null;  // no row emitted yet: every change leaves one
+      if (first) s = new long[3];
+      if (ch.first) {
+        s[0] += ch.price;
+        ++s[1];
+      } else {
+        s[0] += ch.price - ch.previous;
+      }
+      long avg = s[0] / s[1];
+      boolean emit = first || avg != s[2];
+      s[2] = avg;
+      state.update(s);
+      if (emit) out.collect(q4Row(ch.category, avg, ch.stampNs));
+    }
+  }
+
+  // Plainly: the closing prices' changes in file order; per category the sum of its auctions'
+  // maxes, their count and the last avg emitted.
+  static List<FlinkNexmark.Row> q4Sequential(FlinkNexmark.Event[] events) {
+    HashMap<Long, Long> lastAvg = new HashMap<>();
+    HashMap<Long, long[]> sums = new HashMap<>();  // by category: sum, count
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    closingPricesSequential(events, c -> {
+      long[] s = sums.computeIfAbsent(c.category, k -> new long[2]);
+      if (c.first) {
+        s[0] += c.price;
+        ++s[1];
+      } else {
+        s[0] += c.price - c.previous;
+      }
+      long avg = s[0] / s[1];
+      Long last = lastAvg.get(c.category);
+      if (last != null && last == avg) return;
+      lastAvg.put(c.category, avg);
+      rows.add(q4Row(c.category, avg, 0));
+    });
+    return rows;
+  }
+
+  // ---- q6, average selling price per seller (restated) ----------------------------------------
+  static DataStream<FlinkNexmark.Row> q6(DataStream<FlinkNexmark.Event> events) {
+    return closingPrices("q6", events)
+        .keyBy(c -> c.seller, Types.LONG)
+        .process(new Q6Avg(), ROW).name("q6");
+  }
+
+  static FlinkNexmark.Row q6Row(long seller, long avg, long stampNs) {
+    return new FlinkNexmark.Row(seller, 0, avg, 0, null, stampNs);
+  }
+
+  // Stage 2, per seller: the average closing price of its 11 latest priced auctions, emitted
+  // when it changes. An auction's changes all come from one worker of stage 1, in order, so its
+  // first change comes before its others.
+  static final class Q6Avg extends KeyedProcessFunction<Long, PriceChange, FlinkNexmark.Row> {
+    // The last avg emitted, the count n of kept auctions, then (dateTime, id, price) of each,
+    // in (dateTime, id) order, oldest first.
+    transient ValueState<long[]> state;
+    @Override public void open(OpenContext c) {
+      state = getRuntimeContext().getState(new ValueStateDescriptor<>("latest", long[].class));
+    }
+    @Override public void processElement(PriceChange ch, Context c,
+        Collector<FlinkNexmark.Row> out) throws Exception {
+      long[] s = state.value();
+      if (s == null) s = new long[2 + 3 * Q6_AUCTIONS];
+      int n = (int) s[1], at = 0;  // at: the first kept auction not before ch's
+      while (at < n && (s[2 + 3 * at] < ch.dateTime
+          || (s[2 + 3 * at] == ch.dateTime && s[3 + 3 * at] < ch.id))) ++at;
+      final boolean hadRow = n > 0;
+      if (at < n && s[3 + 3 * at] == ch.id) {
+        s[4 + 3 * at] = ch.price;
+      } else if (!ch.first) {
+        return;  // not among the latest: pushed out, or never in
+      } else if (n < Q6_AUCTIONS) {
+        System.arraycopy(s, 2 + 3 * at, s, 2 + 3 * (at + 1), 3 * (n - at));
+        put(s, at, ch);
+        s[1] = ++n;
+      } else if (at == 0) {
+        return;  // older than all 11: never among them
+      } else {  // in at at - 1 once the oldest leaves
+        System.arraycopy(s, 2 + 3, s, 2, 3 * (at - 1));
+        put(s, at - 1, ch);
+      }
+      long sum = 0;  // wraps
+      for (int i = 0; i < n; ++i) sum += s[4 + 3 * i];
+      long avg = sum / n;
+      boolean emit = !hadRow || avg != s[0];
+      s[0] = avg;
+      state.update(s);
+      if (emit) out.collect(q6Row(ch.seller, avg, ch.stampNs));
+    }
+    static void put(long[] s, int i, PriceChange ch) {
+      s[2 + 3 * i] = ch.dateTime;
+      s[3 + 3 * i] = ch.id;
+      s[4 + 3 * i] = ch.price;
+    }
+  }
+
+  // Plainly: the closing prices' changes in file order; per seller a list of its kept auctions
+  // (dateTime, id, price), sorted after each first change, the oldest dropped past 11, and the
+  // last avg emitted.
+  static List<FlinkNexmark.Row> q6Sequential(FlinkNexmark.Event[] events) {
+    HashMap<Long, List<long[]>> latest = new HashMap<>();
+    HashMap<Long, Long> lastAvg = new HashMap<>();
+    List<FlinkNexmark.Row> rows = new ArrayList<>();
+    closingPricesSequential(events, c -> {
+      List<long[]> kept = latest.computeIfAbsent(c.seller, k -> new ArrayList<>());
+      long[] found = null;
+      for (long[] k : kept) if (k[1] == c.id) found = k;
+      if (found != null) {
+        found[2] = c.price;
+      } else {
+        if (!c.first) return;
+        long[] entry = {c.dateTime, c.id, c.price};
+        kept.add(entry);
+        kept.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+        if (kept.size() > Q6_AUCTIONS && kept.remove(0) == entry) return;  // older than all
+      }
+      long sum = 0;
+      for (long[] k : kept) sum += k[2];
+      long avg = sum / kept.size();
+      Long last = lastAvg.get(c.seller);
+      if (last != null && last == avg) return;
+      lastAvg.put(c.seller, avg);
+      rows.add(q6Row(c.seller, avg, 0));
+    });
     return rows;
   }
 }

@@ -181,8 +181,8 @@ void define_benchmarks(bench_registry& r) {
             {"records", "200000"},
             {"model", "data/fraud-detection/model.txt"}});
   r.define("nexmark",
-           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q3, q4, q5, q7, q8, q9, q11, q12, "
-           "q13, q14, q15, q16, q17, q18, q19, q20, q21, q22; generate: the generator alone on one "
+           "a Nexmark query (examples/apps/nexmark: q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q11, "
+           "q12, q13, q14, q15, q16, q17, q18, q19, q20, q21, q22; generate: the generator alone on one "
            "thread) "
            "over `events` events, "
            "source -> farm of `replicas` -> sink; "

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -67,26 +68,29 @@ pid_t spawn_job(const std::vector<std::string>& args, int stdout_fd = -1) {
 }
 
 // Reads the job's announcements from `fd` until it has said both that it started (its line
-// in <output>.restores is written) and that a checkpoint is complete: true. False when the
-// job ended first (end of file). Blocks in read(): no timeout, the job's exit ends the wait.
-bool wait_for_a_checkpoint(int fd) {
+// in <output>.restores is written) and that a checkpoint is complete: the checkpoint it
+// started from (0: none). Nothing when the job ended first (end of file). Blocks in read(): the
+// job's exit ends the wait; a job that hangs hangs the test until CTest's timeout, as the last
+// run of kill_and_compare would.
+std::optional<std::uint64_t> wait_for_a_checkpoint(int fd) {
   std::string pending;
-  bool started = false, checkpointed = false;
+  std::optional<std::uint64_t> started;
+  bool checkpointed = false;
   char buffer[4096];
   while (!(started && checkpointed)) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0)
       throw std::runtime_error(std::string("reading the job's output: ") + std::strerror(errno));
-    if (n == 0) return false;
+    if (n == 0) return std::nullopt;
     pending.append(buffer, static_cast<std::size_t>(n));
     for (std::size_t end; (end = pending.find('\n')) != std::string::npos;
          pending.erase(0, end + 1)) {
-      started |= pending.starts_with("started ");
+      if (pending.starts_with("started ")) started = std::stoull(pending.substr(8, end - 8));
       checkpointed |= pending.starts_with("checkpoint ");
     }
   }
-  return true;
+  return started;
 }
 
 int wait_for(pid_t pid) {
@@ -119,11 +123,11 @@ void expect_same_output(const std::string& actual, const std::string& expected) 
 // end: its output must equal the failure-free run's (with the same `extra` arguments: a
 // RocksDB directory). Each run resumes where the last checkpoint left it, so each kill lets the job
 // progress. Even rounds kill at a random time, at most 2T/rounds after the start (T the
-// failure-free run's time, so that together they span about one run and most land in a run,
-// not after its end): anywhere, in a restore too. Odd rounds kill at a random time after the
-// job announced its start and a complete checkpoint, so every start after the first odd round
-// restores from a checkpoint whatever the machine's speed: the kills are proven to land on
-// restored runs, not only assumed to.
+// failure-free run's time, so that the kills of all rounds together span about one run and
+// most land in a run, not after its end): anywhere, in a restore too. Odd rounds kill at a random
+// time after the job announced its start and a complete checkpoint, so every start after the first
+// odd round restores from a checkpoint whatever the machine's speed: the kills are proven to land
+// on restored runs, not only assumed to.
 void kill_and_compare(const std::string& app, const fs::path& input, const std::string& ends_with,
                       const std::vector<std::string>& extra, int rounds) {
   const fs::path dir = input.parent_path();
@@ -158,12 +162,27 @@ void kill_and_compare(const std::string& app, const fs::path& input, const std::
       ASSERT_EQ(::pipe2(announcements, O_CLOEXEC), 0) << std::strerror(errno);
       const pid_t pid = spawn_job(args, announcements[1]);
       ::close(announcements[1]);
-      if (wait_for_a_checkpoint(announcements[0])) {
+      std::optional<std::uint64_t> started_from;
+      try {
+        started_from = wait_for_a_checkpoint(announcements[0]);
+      } catch (...) {
+        ::kill(pid, SIGKILL);
+        wait_for(pid);
+        ::close(announcements[0]);
+        throw;
+      }
+      if (started_from) {
         std::this_thread::sleep_for(std::chrono::milliseconds(random() % (latest_ms / 2)));
       }
       ::kill(pid, SIGKILL);
       status = wait_for(pid);
       ::close(announcements[0]);
+      // The first such round sees a checkpoint complete; every later start restores one.
+      if (r == 1) {
+        EXPECT_TRUE(started_from.has_value()) << "the job ended before a checkpoint";
+      } else if (started_from) {
+        EXPECT_NE(*started_from, 0u) << "round " << r;
+      }
     }
     if (WIFSIGNALED(status)) {
       ++killed;
@@ -176,7 +195,7 @@ void kill_and_compare(const std::string& app, const fs::path& input, const std::
   expect_same_output(read_all(output), expected);
 
   // Kills landed in runs, and the runs restored from checkpoints (else the test proves
-  // nothing about them): the odd rounds from the third on and the last run, at least.
+  // nothing about them): rounds 3, 5, ... and the last run, at least.
   EXPECT_GE(killed, rounds / 3) << "kills within " << latest_ms << " ms of a start";
   std::ifstream restores(output.string() + ".restores");
   int restored = 0;

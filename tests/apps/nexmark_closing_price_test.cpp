@@ -1,13 +1,15 @@
-// Nexmark q4 (examples/apps/nexmark/q4.hpp) against a reference written apart from it: the
-// SQL evaluated on the whole input at once — for each auction id's first auction, the highest
-// price of its bids (whatever their arrival order) whose time is within [dateTime, expires];
-// per category, the sum of those maxima over their count. The graph's final table (each
-// category's last row) equals it for 1 to 3 workers, on generated events slowed down and
-// shuffled in groups of 10 (so that bids come before their auction) and on events written by
-// hand; each category's rows change its average every time; the one-thread loop's final table
-// equals the reference after every prefix of the input tried; its table for the first 50,000
-// events of the default generator is the one the Flink program printed; and a run cancelled
-// after two checkpoints, then restored, ends with the same table.
+// Nexmark q4 and q6 (examples/apps/nexmark: q4.hpp, q6.hpp, on closing_prices.hpp) against
+// references written apart from them: the SQL evaluated on the whole input at once — for each
+// auction id's first auction, the highest price of its bids (whatever their arrival order)
+// whose time is within [dateTime, expires]; q4: per category, the sum of those prices over
+// their count; q6: per seller, the same over its 11 latest such auctions (by dateTime, then
+// id). The graph's final table (each group's last row) equals it for 1 to 3 workers, on
+// generated events slowed down and shuffled in groups of 10 (so that bids come before their
+// auction) and on events written by hand; each group's rows change its average every time;
+// the one-thread loop's final table equals the reference after every prefix of the input
+// tried; its table for the first 50,000 events of the default generator is the one the Flink
+// program printed; and a q4 run cancelled after two checkpoints, then restored, ends with the
+// same table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include "../../examples/apps/common/replay_source.hpp"
 #include "../../examples/apps/nexmark/generator.hpp"
 #include "../../examples/apps/nexmark/q4.hpp"
+#include "../../examples/apps/nexmark/q6.hpp"
 #include "../temp_dir.hpp"
 
 namespace flow = spate::flow;
@@ -35,18 +38,23 @@ using spate::test::temp_dir;
 
 namespace {
 
-// category → average, the order-free form of a final table.
+// group (category or seller) → average, the order-free form of a final table.
 using table = std::map<std::int64_t, std::int64_t>;
 
-table as_map(const std::vector<nx::q4_row>& final_rows) {
+template <class Row>
+table as_map(const std::vector<Row>& final_rows) {
   table t;
-  for (const nx::q4_row& r : final_rows) EXPECT_TRUE(t.emplace(r.category, r.average).second);
+  for (const Row& r : final_rows) EXPECT_TRUE(t.emplace(r.table_key(), r.average).second);
   return t;
 }
 
-// The SQL on `events`: the inner GROUP BY (auction id, category) as the maximum over all of an
-// auction's matching bids, then the outer AVG per category.
-table reference(const std::vector<nx::event>& events) {
+struct closing_price {
+  const nx::auction* auction;
+  std::int64_t price;
+};
+
+// The inner GROUP BY on `events`: each auction's highest price over all its matching bids.
+std::map<std::int64_t, closing_price> closing_prices(const std::vector<nx::event>& events) {
   std::map<std::int64_t, const nx::auction*> first_auctions;
   for (const nx::event& e : events)
     if (const nx::auction* a = e.as_auction()) first_auctions.emplace(a->id, a);
@@ -61,10 +69,17 @@ table reference(const std::vector<nx::event>& events) {
     const auto [at, inserted] = max_price.emplace(b->auction, b->price);
     if (!inserted) at->second = std::max(at->second, b->price);
   }
+  std::map<std::int64_t, closing_price> prices;
+  for (const auto& [id, price] : max_price) prices[id] = {first_auctions.at(id), price};
+  return prices;
+}
+
+// q4's SQL on `events`: the closing prices' AVG per category.
+table reference(const std::vector<nx::event>& events) {
   std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> sums;  // category → sum, count
-  for (const auto& [id, price] : max_price) {
-    auto& [sum, count] = sums[first_auctions.at(id)->category];
-    sum += price;
+  for (const auto& [id, closing] : closing_prices(events)) {
+    auto& [sum, count] = sums[closing.auction->category];
+    sum += closing.price;
     ++count;
   }
   table t;
@@ -72,29 +87,49 @@ table reference(const std::vector<nx::event>& events) {
   return t;
 }
 
-// The graph's rows from one source, per category in the order the sink saw them.
-std::map<std::int64_t, std::vector<std::int64_t>> run_graph(std::size_t workers,
+// q6's restated query on `events`: per seller, the AVG of the closing prices of its 11 latest
+// priced auctions by (dateTime, id), the sum wrapping as Java's long.
+table q6_reference(const std::vector<nx::event>& events) {
+  std::map<std::int64_t, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>> sellers;
+  for (const auto& [id, closing] : closing_prices(events))
+    sellers[closing.auction->seller][{closing.auction->date_time, id}] = closing.price;
+  table t;
+  for (const auto& [seller, auctions] : sellers) {
+    std::uint64_t sum = 0;
+    std::int64_t n = 0;
+    for (auto at = auctions.rbegin(); at != auctions.rend() && n < 11; ++at, ++n)
+      sum += std::uint64_t(at->second);
+    t[seller] = std::int64_t(sum) / n;
+  }
+  return t;
+}
+
+// The graph's rows from one source, per group in the order the sink saw them.
+template <class Row, class Query>
+std::map<std::int64_t, std::vector<std::int64_t>> run_graph(Query query,
                                                             const std::vector<nx::event>& events) {
   std::map<std::int64_t, std::vector<std::int64_t>> rows;
-  auto sink = flow::sink([&](nx::q4_row& r) { rows[r.category].push_back(r.average); });
+  auto sink = flow::sink([&](Row& r) { rows[r.table_key()].push_back(r.average); });
   auto shared = std::make_shared<const std::vector<nx::event>>(events);
   flow::graph job(
       flow::pipeline(flow::make_stage<apps::replay_source<nx::event>>(shared, 0, shared->size()),
-                     nx::q4(workers), sink));
+                     std::move(query), sink));
   job.run();
   return rows;
 }
 
-// For 1 to 3 workers: the graph's final table is `expected`, and no category's row repeats its
+// For 1 to 3 workers: the graph's final table is `expected`, and no group's row repeats its
 // previous one.
-void expect_graph_table(const std::vector<nx::event>& events, const table& expected) {
+template <class Row, class MakeQuery>
+void expect_graph_table(MakeQuery make_query, const std::vector<nx::event>& events,
+                        const table& expected) {
   for (std::size_t workers : {1u, 2u, 3u}) {
     SCOPED_TRACE(std::to_string(workers) + " workers");
     table got;
-    for (const auto& [category, averages] : run_graph(workers, events)) {
-      got[category] = averages.back();
+    for (const auto& [group, averages] : run_graph<Row>(make_query(workers), events)) {
+      got[group] = averages.back();
       for (std::size_t k = 1; k < averages.size(); ++k)
-        EXPECT_NE(averages[k], averages[k - 1]) << "category " << category << " row " << k;
+        EXPECT_NE(averages[k], averages[k - 1]) << "group " << group << " row " << k;
     }
     EXPECT_EQ(got, expected);
   }
@@ -104,6 +139,11 @@ nx::event auction_event(std::int64_t id, std::int64_t category, std::int64_t fro
                         std::int64_t to) {
   nx::event e;
   e.data = nx::auction{id, "item", "about", 1, 2, from, to, 7, category, "x"};
+  return e;
+}
+nx::event sold_auction(std::int64_t id, std::int64_t seller, std::int64_t from, std::int64_t to) {
+  nx::event e;
+  e.data = nx::auction{id, "item", "about", 1, 2, from, to, seller, 10, "x"};
   return e;
 }
 nx::event bid_event(std::int64_t auction, std::int64_t price, std::int64_t time) {
@@ -138,7 +178,7 @@ TEST(nexmark_q4, each_categorys_average_closing_price_is_the_sqls) {
                      b->date_time <= a->second->expires;
   }
   ASSERT_GT(early_matches, 0u);
-  expect_graph_table(events, expected);
+  expect_graph_table<nx::q4_row>(nx::q4, events, expected);
 }
 
 TEST(nexmark_q4, the_one_thread_loops_table_is_the_sqls_after_each_prefix) {
@@ -174,7 +214,7 @@ TEST(nexmark_q4, early_bids_span_ends_ties_a_repeated_id_and_rounding) {
       {10, 20}, {10, 30}, {10, 15}, {10, 48}};
   EXPECT_EQ(got, expected);
   EXPECT_EQ(reference(events), (table{{10, 48}}));
-  expect_graph_table(events, table{{10, 48}});
+  expect_graph_table<nx::q4_row>(nx::q4, events, table{{10, 48}});
   EXPECT_EQ((nx::q4_row{10, 48, 0}).digest(), nx::fold(nx::fold(0, 10), 48));
 }
 
@@ -190,7 +230,8 @@ TEST(nexmark_q4, a_sum_past_int64s_range_wraps_as_javas_long) {
 
 // The first 50,000 events of the default generator (`nexmark generate --events 50000`): the
 // final table the Flink program printed (tools/flink/run-nexmark nexmark --impl flink --query=q4
-// --events=50000, parallelism 1 and 2, 2026-11-29: 5 rows, digest 0e486e02; its 7,932 updates).
+// --events=50000, parallelism 1 and 2, 2026-11-29: 5 rows, digest 0e486e02; 7,932 updates, the
+// one-thread loop's changelog, which at parallelism 2 may differ).
 TEST(nexmark_q4, the_one_thread_loop_gives_the_flink_programs_table) {
   const auto events = nx::generate(nx::generator(nx::generator_config{}), 50'000);
   const auto changelog = nx::q4_sequential(events);
@@ -208,15 +249,17 @@ TEST(nexmark_q4, the_one_thread_loop_gives_the_flink_programs_table) {
 }
 
 // The sink of the checkpoint test: each category's last average, in its own (checkpointed)
-// state; `stopped` learns the table at the end of a run that was not cancelled.
+// state; `ended` learns the table at the end of a run, or nullptr when the run was cancelled
+// or failed.
 struct table_sink : flow::node<nx::q4_row, void> {
-  std::function<void(const table&)> stopped;
+  std::function<void(const table*)> ended;
   table now;
-  explicit table_sink(std::function<void(const table&)> s) : stopped(std::move(s)) {}
+  explicit table_sink(std::function<void(const table*)> e) : ended(std::move(e)) {}
   void consume(nx::q4_row& r) { now[r.category] = r.average; }
   table snapshot_state() const { return now; }
   void restore_state(table t) { now = std::move(t); }
-  void on_stop() { stopped(now); }
+  void on_stop() { ended(&now); }
+  void on_cancel() { ended(nullptr); }
 };
 
 // q4's keyed state (both farms') and its sink's table survive a crash: a run cancelled after two
@@ -228,15 +271,17 @@ TEST(nexmark_q4, a_run_restored_from_a_checkpoint_ends_with_the_same_table) {
   const table expected = reference(*events);
   spate::runtime rt;
   // 1,000,000 events a second: at least 200 ms, against a checkpoint every 5 ms.
-  const auto job = [&](flow::checkpoint_options checkpoints, std::function<void(const table&)> s) {
+  const auto job = [&](flow::checkpoint_options checkpoints, std::function<void(const table*)> s) {
     return flow::graph(
         flow::pipeline(
             flow::make_stage<apps::replay_source<nx::event>>(events, 1e6, events->size()),
             nx::q4(2), flow::make_stage<table_sink>(std::move(s))),
         flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
   };
-  // Either the second checkpoint's id, or 0 when the run ended first (so no wait hangs).
+  // Either the second checkpoint's id, or 0 when the run ended, failed or was cancelled first
+  // (so no wait hangs).
   std::promise<std::uint64_t> second_checkpoint;
+  auto reached = second_checkpoint.get_future();
   std::atomic<bool> told{false};
   const auto tell = [&](std::uint64_t id) {
     if (!told.exchange(true)) second_checkpoint.set_value(id);
@@ -248,18 +293,72 @@ TEST(nexmark_q4, a_run_restored_from_a_checkpoint_ends_with_the_same_table) {
                         [&](std::uint64_t id) {
                           if (++completed == 2) tell(id);
                         }},
-                   [&](const table&) { tell(0); });
+                   [&](const table*) { tell(0); });
   first.start(rt);
-  const std::uint64_t id = second_checkpoint.get_future().get();
+  const std::uint64_t id = reached.get();
   first.cancel();
   first.wait();
   ASSERT_NE(id, 0u) << "the run ended before its second checkpoint";
 
   table got;
-  auto second = job({.directory = dir.path}, [&](const table& t) { got = t; });
+  auto second = job({.directory = dir.path}, [&](const table* t) {
+    if (t != nullptr) got = *t;
+  });
   second.run(rt);
   EXPECT_GE(second.checkpoints().restored_from, id);
   EXPECT_EQ(got, expected);
+}
+
+TEST(nexmark_q6, each_sellers_average_over_its_latest_auctions_is_the_references) {
+  const auto events = slow_events(6'000);
+  const table expected = q6_reference(events);
+  // Some seller has more priced auctions than the 11 kept: its oldest are pushed out.
+  std::map<std::int64_t, int> priced;
+  for (const auto& [id, closing] : closing_prices(events)) ++priced[closing.auction->seller];
+  ASSERT_GT(std::max_element(priced.begin(), priced.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; })
+                ->second,
+            11);
+  expect_graph_table<nx::q6_row>(nx::q6, events, expected);
+  for (std::size_t n : {0u, 1u, 50u, 777u, 2'000u, 4'321u, 6'000u}) {
+    SCOPED_TRACE(std::to_string(n) + " events");
+    const std::vector<nx::event> prefix(events.begin(), events.begin() + std::ptrdiff_t(n));
+    EXPECT_EQ(as_map(nx::final_table(nx::q6_sequential(prefix))), q6_reference(prefix));
+  }
+}
+
+// The same 50,000 events: the table the Flink program printed for q6 (2026-11-29, parallelism
+// 1 and 2: 430 rows, digest 88735b31b6; 5,297 updates at parallelism 1, the one-thread loop's).
+TEST(nexmark_q6, the_one_thread_loop_gives_the_flink_programs_table) {
+  const auto events = nx::generate(nx::generator(nx::generator_config{}), 50'000);
+  const auto changelog = nx::q6_sequential(events);
+  EXPECT_EQ(changelog.size(), 5'297u);
+  const auto rows = nx::final_table(changelog);
+  std::uint64_t digest = 0;
+  for (const auto& r : rows) digest += r.digest();
+  EXPECT_EQ(rows.size(), 430u);
+  EXPECT_EQ(digest, 0x88735b31b6u);
+  EXPECT_EQ(as_map(rows), q6_reference(events));
+}
+
+TEST(nexmark_q6, an_auction_older_than_the_latest_11_or_pushed_out_never_counts) {
+  // Seller 7's auctions 2 to 12 (auction i starts at i * 100) close at 10 each.
+  std::vector<nx::event> events;
+  for (std::int64_t id = 1; id <= 13; ++id) events.push_back(sold_auction(id, 7, id * 100, 5'000));
+  for (std::int64_t id = 2; id <= 12; ++id) events.push_back(bid_event(id, 10, 2'000));
+  events.push_back(bid_event(1, 1'000, 2'000));  // older than all 11: no row
+  events.push_back(bid_event(2, 120, 2'001));    // (10 × 10 + 120) / 11 = 20
+  events.push_back(bid_event(13, 10, 2'002));    // pushes auction 2 out: 10
+  events.push_back(bid_event(2, 1'000, 2'003));  // pushed out: no row
+  events.push_back(sold_auction(14, 8, 0, 10));  // another seller, no bid: no row
+  const auto rows = nx::q6_sequential(events);
+  std::vector<std::pair<std::int64_t, std::int64_t>> got;
+  for (const auto& r : rows) got.emplace_back(r.seller, r.average);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected = {{7, 10}, {7, 20}, {7, 10}};
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(q6_reference(events), (table{{7, 10}}));
+  expect_graph_table<nx::q6_row>(nx::q6, events, table{{7, 10}});
+  EXPECT_EQ((nx::q6_row{7, 10, 0}).digest(), nx::fold(nx::fold(0, 7), 10));
 }
 
 TEST(nexmark_q4, a_final_table_keeps_each_keys_last_row_in_first_appearance_order) {
