@@ -279,7 +279,7 @@ TEST(nexmark_q4, a_run_restored_from_a_checkpoint_ends_with_the_same_table) {
         flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
   };
   // Either the second checkpoint's id, or 0 when the run ended, failed or was cancelled first
-  // (so no wait hangs).
+  // (so no wait hangs): whichever is told first.
   std::promise<std::uint64_t> second_checkpoint;
   auto reached = second_checkpoint.get_future();
   std::atomic<bool> told{false};
@@ -294,7 +294,8 @@ TEST(nexmark_q4, a_run_restored_from_a_checkpoint_ends_with_the_same_table) {
                           if (++completed == 2) tell(id);
                         }},
                    [&](const table*) { tell(0); });
-  first.start(rt);
+  // on_finished runs at every end of the run, a failure before the sink started included.
+  first.start(rt, [&](const std::string&) { tell(0); });
   const std::uint64_t id = reached.get();
   first.cancel();
   first.wait();
@@ -359,6 +360,22 @@ TEST(nexmark_q6, an_auction_older_than_the_latest_11_or_pushed_out_never_counts)
   EXPECT_EQ(q6_reference(events), (table{{7, 10}}));
   expect_graph_table<nx::q6_row>(nx::q6, events, table{{7, 10}});
   EXPECT_EQ((nx::q6_row{7, 10, 0}).digest(), nx::fold(nx::fold(0, 7), 10));
+}
+
+TEST(nexmark_q6, auctions_at_one_time_are_ordered_by_id) {
+  // Seller 9's auctions 1 to 12 all start at 100: the 11 latest are 2 to 12, by id.
+  std::vector<nx::event> events;
+  for (std::int64_t id = 1; id <= 12; ++id) events.push_back(sold_auction(id, 9, 100, 5'000));
+  for (std::int64_t id = 12; id >= 2; --id) events.push_back(bid_event(id, 10, 200));
+  events.push_back(bid_event(1, 1'000, 201));  // before all 11 (the same time, a lower id)
+  events.push_back(bid_event(2, 120, 202));    // (10 × 10 + 120) / 11 = 20
+  const auto rows = nx::q6_sequential(events);
+  std::vector<std::pair<std::int64_t, std::int64_t>> got;
+  for (const auto& r : rows) got.emplace_back(r.seller, r.average);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected = {{9, 10}, {9, 20}};
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(q6_reference(events), (table{{9, 20}}));
+  expect_graph_table<nx::q6_row>(nx::q6, events, table{{9, 20}});
 }
 
 TEST(nexmark_q4, a_final_table_keeps_each_keys_last_row_in_first_appearance_order) {
