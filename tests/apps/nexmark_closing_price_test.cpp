@@ -8,16 +8,11 @@
 // auction) and on events written by hand; each group's rows change its average every time;
 // the one-thread loop's final table equals the reference after every prefix of the input
 // tried; its table for the first 50,000 events of the default generator is the one the Flink
-// program printed; and a q4 run cancelled after two checkpoints, then restored, ends with the
-// same table.
+// program printed (a run restored from a checkpoint: nexmark_restore_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <functional>
-#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -30,11 +25,9 @@
 #include "../../examples/apps/nexmark/generator.hpp"
 #include "../../examples/apps/nexmark/q4.hpp"
 #include "../../examples/apps/nexmark/q6.hpp"
-#include "../temp_dir.hpp"
 
 namespace flow = spate::flow;
 namespace nx = apps::nexmark;
-using spate::test::temp_dir;
 
 namespace {
 
@@ -246,68 +239,6 @@ TEST(nexmark_q4, the_one_thread_loop_gives_the_flink_programs_table) {
                                  {13, 33'973'382},
                                  {14, 36'723'475}}));
   EXPECT_EQ(as_map(rows), reference(events));
-}
-
-// The sink of the checkpoint test: each category's last average, in its own (checkpointed)
-// state; `ended` learns the table at the end of a run, or nullptr when the run was cancelled
-// or failed.
-struct table_sink : flow::node<nx::q4_row, void> {
-  std::function<void(const table*)> ended;
-  table now;
-  explicit table_sink(std::function<void(const table*)> e) : ended(std::move(e)) {}
-  void consume(nx::q4_row& r) { now[r.category] = r.average; }
-  table snapshot_state() const { return now; }
-  void restore_state(table t) { now = std::move(t); }
-  void on_stop() { ended(&now); }
-  void on_cancel() { ended(nullptr); }
-};
-
-// q4's keyed state (both farms') and its sink's table survive a crash: a run cancelled after two
-// checkpoints, then a run from the same directory, end with the failure-free table.
-TEST(nexmark_q4, a_run_restored_from_a_checkpoint_ends_with_the_same_table) {
-  temp_dir dir("q4-checkpoints");
-  const auto events = std::make_shared<const std::vector<nx::event>>(
-      nx::generate(nx::generator(nx::generator_config{}), 200'000));
-  const table expected = reference(*events);
-  spate::runtime rt;
-  // 1,000,000 events a second: at least 200 ms, against a checkpoint every 5 ms.
-  const auto job = [&](flow::checkpoint_options checkpoints, std::function<void(const table*)> s) {
-    return flow::graph(
-        flow::pipeline(
-            flow::make_stage<apps::replay_source<nx::event>>(events, 1e6, events->size()),
-            nx::q4(2), flow::make_stage<table_sink>(std::move(s))),
-        flow::graph_options{.links = {.capacity = 64}, .checkpoints = std::move(checkpoints)});
-  };
-  // Either the second checkpoint's id, or 0 when the run ended, failed or was cancelled first
-  // (so no wait hangs): whichever is told first.
-  std::promise<std::uint64_t> second_checkpoint;
-  auto reached = second_checkpoint.get_future();
-  std::atomic<bool> told{false};
-  const auto tell = [&](std::uint64_t id) {
-    if (!told.exchange(true)) second_checkpoint.set_value(id);
-  };
-  std::atomic<int> completed{0};
-  auto first = job({.directory = dir.path,
-                    .interval = std::chrono::milliseconds(5),
-                    .on_complete =
-                        [&](std::uint64_t id) {
-                          if (++completed == 2) tell(id);
-                        }},
-                   [&](const table*) { tell(0); });
-  // on_finished runs at every end of the run, a failure before the sink started included.
-  first.start(rt, [&](const std::string&) { tell(0); });
-  const std::uint64_t id = reached.get();
-  first.cancel();
-  first.wait();
-  ASSERT_NE(id, 0u) << "the run ended before its second checkpoint";
-
-  table got;
-  auto second = job({.directory = dir.path}, [&](const table* t) {
-    if (t != nullptr) got = *t;
-  });
-  second.run(rt);
-  EXPECT_GE(second.checkpoints().restored_from, id);
-  EXPECT_EQ(got, expected);
 }
 
 TEST(nexmark_q6, each_sellers_average_over_its_latest_auctions_is_the_references) {
