@@ -115,6 +115,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -556,9 +557,27 @@ final class NexmarkUpdating {
 
   // Plainly: per auction id the auction, the bids before it and the winning bid, in file order.
   static List<FlinkNexmark.Row> q9Sequential(FlinkNexmark.Event[] events) {
-    HashMap<Long, FlinkNexmark.Event> auctions = new HashMap<>(), winners = new HashMap<>();
-    HashMap<Long, List<FlinkNexmark.Event>> waiting = new HashMap<>();
+    HashMap<Long, FlinkNexmark.Event> winners = new HashMap<>();
     List<FlinkNexmark.Row> rows = new ArrayList<>();
+    forEachMatchingBid(events, (a, b) -> {
+      FlinkNexmark.Event w = winners.get(a.id);
+      boolean beats = w == null || b.price > w.price
+          || (b.price == w.price && b.dateTime < w.dateTime);
+      if (!beats) return;
+      winners.put(a.id, b);
+      rows.add(q9Row(a, b, 0));
+    });
+    return rows;
+  }
+
+  // The walk q9's and the closing prices' plain loops share, in file order: per auction id the
+  // first auction keeps the id; bids that came before it wait and are taken when it comes,
+  // before any later bid; each bid within its auction's [dateTime, expires] is passed to onBid
+  // with the auction.
+  static void forEachMatchingBid(FlinkNexmark.Event[] events,
+      BiConsumer<FlinkNexmark.Event, FlinkNexmark.Event> onBid) {
+    HashMap<Long, FlinkNexmark.Event> auctions = new HashMap<>();
+    HashMap<Long, List<FlinkNexmark.Event>> waiting = new HashMap<>();
     for (FlinkNexmark.Event e : events) {
       List<FlinkNexmark.Event> bids;
       FlinkNexmark.Event a;
@@ -578,17 +597,9 @@ final class NexmarkUpdating {
       } else {
         continue;
       }
-      for (FlinkNexmark.Event b : bids) {
-        if (!(a.dateTime <= b.dateTime && b.dateTime <= a.expires)) continue;
-        FlinkNexmark.Event w = winners.get(a.id);
-        boolean beats = w == null || b.price > w.price
-            || (b.price == w.price && b.dateTime < w.dateTime);
-        if (!beats) continue;
-        winners.put(a.id, b);
-        rows.add(q9Row(a, b, 0));
-      }
+      for (FlinkNexmark.Event b : bids)
+        if (a.dateTime <= b.dateTime && b.dateTime <= a.expires) onBid.accept(a, b);
     }
-    return rows;
   }
 
   // ---- q4 and q6: each auction's closing price so far -----------------------------------------
@@ -682,36 +693,13 @@ final class NexmarkUpdating {
   // Plainly: per auction id the auction, the bids before it and the max, in file order; each
   // change passed to onChange as it happens (stampNs 0).
   static void closingPricesSequential(FlinkNexmark.Event[] events, Consumer<PriceChange> onChange) {
-    HashMap<Long, FlinkNexmark.Event> auctions = new HashMap<>();
-    HashMap<Long, List<FlinkNexmark.Event>> waiting = new HashMap<>();
     HashMap<Long, Long> maxes = new HashMap<>();
-    for (FlinkNexmark.Event e : events) {
-      List<FlinkNexmark.Event> bids;
-      FlinkNexmark.Event a;
-      if (e.kind == 'A') {
-        if (auctions.containsKey(e.id)) continue;
-        auctions.put(e.id, e);
-        a = e;
-        bids = waiting.remove(e.id);
-        if (bids == null) continue;
-      } else if (e.kind == 'B') {
-        a = auctions.get(e.auction);
-        if (a == null) {
-          waiting.computeIfAbsent(e.auction, k -> new ArrayList<>()).add(e);
-          continue;
-        }
-        bids = List.of(e);
-      } else {
-        continue;
-      }
-      for (FlinkNexmark.Event b : bids) {
-        if (!(a.dateTime <= b.dateTime && b.dateTime <= a.expires)) continue;
-        Long max = maxes.get(a.id);
-        if (max != null && b.price <= max) continue;
-        maxes.put(a.id, b.price);
-        onChange.accept(priceChange(a.id, a.category, a.seller, a.dateTime, max, b.price, 0));
-      }
-    }
+    forEachMatchingBid(events, (a, b) -> {
+      Long max = maxes.get(a.id);
+      if (max != null && b.price <= max) return;
+      maxes.put(a.id, b.price);
+      onChange.accept(priceChange(a.id, a.category, a.seller, a.dateTime, max, b.price, 0));
+    });
   }
 
   // ---- q4, average winning price per category -------------------------------------------------

@@ -10,7 +10,8 @@
 // price (the old and the new), which the query's next farm folds into its groups.
 //   - An auction's bids are taken in the order they came (one source, keyed); those that came
 //     before it are kept (keyed list state) and taken when it comes, before any later bid; an
-//     id that comes in a second auction keeps the first (as q9.hpp).
+//     id that comes in a second auction keeps the first (as q9.hpp; the one-thread loop's walk
+//     is matching_bids.hpp's, which q9's shares).
 //   - A bid counts when its time is within the auction's [dateTime, expires] (both ends), and
 //     changes the price when it is the auction's first such bid or its price is higher.
 #include <spate/flow.hpp>
@@ -18,11 +19,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "matching_bids.hpp"
 #include "model.hpp"
 
 namespace apps::nexmark {
@@ -121,33 +124,66 @@ inline auto auctions_and_bids() {
 /// `on_change(const price_change&)` as it happens, in event order.
 template <class OnChange>
 void closing_prices_sequential(const std::vector<event>& events, OnChange on_change) {
-  struct auction_state {
-    std::optional<priced_auction> a;
-    std::vector<early_bid> early;
-    std::optional<std::int64_t> max;
-  };
-  std::unordered_map<std::int64_t, auction_state> auctions;
-  const auto take = [&](auction_state& s, const early_bid& b) {
-    const auto change = change_of(*s.a, b, s.max, 0);
-    if (!change) return;
-    s.max = change->price;
-    on_change(*change);
-  };
-  for (const event& e : events) {
-    if (const bid* b = e.as_bid()) {
-      auction_state& s = auctions[b->auction];
-      if (s.a)
-        take(s, {b->price, b->date_time});
-      else
-        s.early.push_back({b->price, b->date_time});
-    } else if (const auction* a = e.as_auction()) {
-      auction_state& s = auctions[a->id];
-      if (s.a) continue;
-      s.a = priced_auction{a->id, a->category, a->seller, a->date_time, a->expires};
-      for (const early_bid& early : s.early) take(s, early);
-      s.early.clear();
-    }
+  for_each_matching_bid<std::optional<std::int64_t>>(
+      events, [&](const auction& a, const bid& b, std::optional<std::int64_t>& max) {
+        const priced_auction priced{a.id, a.category, a.seller, a.date_time, a.expires};
+        const auto change = change_of(priced, early_bid{b.price, b.date_time}, max, 0);
+        if (!change) return;
+        max = change->price;
+        on_change(*change);
+      });
+}
+
+/// The second farm's node of a closing-price query (q4, q6): per group (`group_key(change)`),
+/// a Group in keyed state named `state_name`, whose `bool take(const price_change&)` says
+/// whether the group's average changed and whose `sent` is that average; each change of it is
+/// sent as Row{key, average, stamp}.
+template <class Row, class Group, class GroupKey>
+class group_average_node : public spate::flow::node<price_change, Row> {
+ public:
+  group_average_node(const char* state_name, GroupKey group_key)
+      : group_(state_name), group_key_(group_key) {}
+  auto state_fields() { return std::tie(group_); }
+  void consume(price_change& c) {
+    Group& g = group_.get_or_init(Group{});
+    if (g.take(c)) this->send_next(Row{group_key_(c), g.sent, c.stamp_ns});
   }
+
+ private:
+  spate::state::value<Group> group_;
+  GroupKey group_key_;
+};
+
+/// A closing-price query's graph: auctions and bids (`name`_auctions_and_bids) → a farm keyed by
+/// auction id keeping each closing price (`name`_closing_price) → a farm keyed by
+/// `group_key(const price_change&)` of group_average_node<Row, Group> (`name`_`group_name`,
+/// its keyed state named `state_name`).
+template <class Row, class Group, class GroupKey>
+auto closing_price_query(std::size_t workers, const std::string& name,
+                         const std::string& group_name, const char* state_name,
+                         GroupKey group_key) {
+  namespace flow = spate::flow;
+  using group_node = group_average_node<Row, Group, GroupKey>;
+  return flow::pipeline(
+      auctions_and_bids().named(name + "_auctions_and_bids"),
+      flow::farm(flow::make_stage<closing_price_node>().named(name + "_closing_price"), workers,
+                 flow::by_key{[](const auction_or_bid& e) { return e.auction; }}),
+      flow::farm(flow::make_stage<group_node>(state_name, group_key).named(name + "_" + group_name),
+                 workers, flow::by_key{group_key}));
+}
+
+/// A closing-price query's changelog for `events`, by one loop on one thread, in event order:
+/// each change taken by its group at once.
+template <class Row, class Group, class GroupKey>
+std::vector<Row> closing_price_rows(const std::vector<event>& events, GroupKey group_key) {
+  std::unordered_map<std::int64_t, Group> groups;
+  std::vector<Row> rows;
+  closing_prices_sequential(events, [&](const price_change& c) {
+    const std::int64_t key = group_key(c);
+    Group& g = groups[key];
+    if (g.take(c)) rows.push_back(Row{key, g.sent, 0});
+  });
+  return rows;
 }
 
 }  // namespace apps::nexmark

@@ -23,12 +23,8 @@
 #include <spate/state/keyed.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <tuple>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "closing_prices.hpp"
@@ -72,41 +68,20 @@ struct q4_average {
   }
 };
 
-/// The second farm's node: per category, the average of its auctions' maxima.
-class q4_category_average : public spate::flow::node<price_change, q4_row> {
- public:
-  auto state_fields() { return std::tie(average_); }
-  void consume(price_change& c) {
-    q4_average a = average_.has_value() ? *average_ : q4_average{};
-    const bool changed = a.take(c);
-    average_.set(a);
-    if (changed) send_next(q4_row{c.auction.category, a.sent, c.stamp_ns});
-  }
-
- private:
-  spate::state::value<q4_average> average_{"q4_average"};
+/// q4's groups: an auction's category.
+struct q4_by_category {
+  std::int64_t operator()(const price_change& c) const noexcept { return c.auction.category; }
 };
 
 inline auto q4(std::size_t workers) {
-  namespace flow = spate::flow;
-  return flow::pipeline(
-      auctions_and_bids().named("q4_auctions_and_bids"),
-      flow::farm(flow::make_stage<closing_price_node>().named("q4_closing_price"), workers,
-                 flow::by_key{[](const auction_or_bid& e) { return e.auction; }}),
-      flow::farm(flow::make_stage<q4_category_average>().named("q4_category_average"), workers,
-                 flow::by_key{[](const price_change& c) { return c.auction.category; }}));
+  return closing_price_query<q4_row, q4_average>(workers, "q4", "category_average", "q4_average",
+                                                 q4_by_category{});
 }
 
 /// q4's changelog for `events`, by one loop on one thread, in event order (each change taken by
 /// its category at once).
 inline std::vector<q4_row> q4_sequential(const std::vector<event>& events) {
-  std::unordered_map<std::int64_t, q4_average> categories;
-  std::vector<q4_row> rows;
-  closing_prices_sequential(events, [&](const price_change& c) {
-    q4_average& average = categories[c.auction.category];
-    if (average.take(c)) rows.push_back({c.auction.category, average.sent, 0});
-  });
-  return rows;
+  return closing_price_rows<q4_row, q4_average>(events, q4_by_category{});
 }
 
 }  // namespace apps::nexmark

@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -111,39 +110,20 @@ struct spate::state::codec<apps::nexmark::q6_seller> {
 
 namespace apps::nexmark {
 
-/// The second farm's node: per seller, its latest priced auctions.
-class q6_seller_average : public spate::flow::node<price_change, q6_row> {
- public:
-  auto state_fields() { return std::tie(seller_); }
-  void consume(price_change& c) {
-    q6_seller& s = seller_.get_or_init(q6_seller{});
-    if (s.take(c)) send_next(q6_row{c.auction.seller, s.sent, c.stamp_ns});
-  }
-
- private:
-  spate::state::value<q6_seller> seller_{"q6_seller"};
+/// q6's groups: an auction's seller.
+struct q6_by_seller {
+  std::int64_t operator()(const price_change& c) const noexcept { return c.auction.seller; }
 };
 
 inline auto q6(std::size_t workers) {
-  namespace flow = spate::flow;
-  return flow::pipeline(
-      auctions_and_bids().named("q6_auctions_and_bids"),
-      flow::farm(flow::make_stage<closing_price_node>().named("q6_closing_price"), workers,
-                 flow::by_key{[](const auction_or_bid& e) { return e.auction; }}),
-      flow::farm(flow::make_stage<q6_seller_average>().named("q6_seller_average"), workers,
-                 flow::by_key{[](const price_change& c) { return c.auction.seller; }}));
+  return closing_price_query<q6_row, q6_seller>(workers, "q6", "seller_average", "q6_seller",
+                                                q6_by_seller{});
 }
 
 /// q6's changelog for `events`, by one loop on one thread, in event order (each change taken by
 /// its seller at once).
 inline std::vector<q6_row> q6_sequential(const std::vector<event>& events) {
-  std::unordered_map<std::int64_t, q6_seller> sellers;
-  std::vector<q6_row> rows;
-  closing_prices_sequential(events, [&](const price_change& c) {
-    q6_seller& s = sellers[c.auction.seller];
-    if (s.take(c)) rows.push_back({c.auction.seller, s.sent, 0});
-  });
-  return rows;
+  return closing_price_rows<q6_row, q6_seller>(events, q6_by_seller{});
 }
 
 }  // namespace apps::nexmark

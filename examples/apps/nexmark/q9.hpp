@@ -28,10 +28,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "matching_bids.hpp"
 #include "model.hpp"
 #include "queries.hpp"
 
@@ -153,33 +153,13 @@ inline auto q9(std::size_t workers) {
 /// q9's rows for `events`, by one loop on one thread, in event order (what the benchmark checks
 /// a graph's digest against; the tests compare the graph with a reference of their own).
 inline std::vector<q9_row> q9_sequential(const std::vector<event>& events) {
-  struct key_state {
-    std::optional<auction> a;
-    std::vector<const bid*> early;
-    std::optional<q9_winner> winner;
-  };
-  std::unordered_map<std::int64_t, key_state> keys;
   std::vector<q9_row> rows;
-  const auto take = [&](key_state& k, const bid& b) {
-    if (!q9_wins(*k.a, b, k.winner ? &*k.winner : nullptr)) return;
-    k.winner = q9_winner{b.price, b.date_time};
-    rows.push_back({*k.a, b.bidder, b.price, b.date_time, b.extra, 0});
-  };
-  for (const event& e : events) {
-    if (const bid* b = e.as_bid()) {
-      key_state& k = keys[b->auction];
-      if (k.a)
-        take(k, *b);
-      else
-        k.early.push_back(b);
-    } else if (const auction* a = e.as_auction()) {
-      key_state& k = keys[a->id];
-      if (k.a) continue;
-      k.a = *a;
-      for (const bid* early : k.early) take(k, *early);
-      k.early.clear();
-    }
-  }
+  for_each_matching_bid<std::optional<q9_winner>>(
+      events, [&](const auction& a, const bid& b, std::optional<q9_winner>& winner) {
+        if (!q9_wins(a, b, winner ? &*winner : nullptr)) return;
+        winner = q9_winner{b.price, b.date_time};
+        rows.push_back({a, b.bidder, b.price, b.date_time, b.extra, 0});
+      });
   return rows;
 }
 

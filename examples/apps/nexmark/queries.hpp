@@ -18,7 +18,9 @@
 #include <spate/flow.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -64,6 +66,15 @@ std::vector<Row> final_table(const std::vector<Row>& changelog) {
       table[at->second] = r;
   }
   return table;
+}
+
+/// Rows as the benchmark and the Flink program print them: how many, and the sum of their
+/// digests (which no order changes).
+template <class Rows>
+std::pair<std::size_t, std::uint64_t> rows_digest(const Rows& rows) {
+  std::uint64_t sum = 0;
+  for (const auto& r : rows) sum += r.digest();
+  return {std::size(rows), sum};
 }
 
 struct q0_row {
