@@ -55,15 +55,26 @@ run_options checked_options(const bench_params& p) {
     throw usage_error("nexmark: --chaining must be on or off");
   if (topology == "single" && chaining == "off")
     throw usage_error("nexmark: --topology=single has nothing to chain (source -> farm -> sink)");
+  const std::string sinks = p.text("sinks");
+  if (sinks != "one" && sinks != "per-replica")
+    throw usage_error("nexmark: --sinks must be one or per-replica");
+  if (sinks == "per-replica" && topology != "parallel")
+    throw usage_error(
+        "nexmark: --sinks=per-replica chains a sink to each of --topology=parallel's "
+        "sources");
   const double rate = p.number("rate");
   if (!(rate >= 0)) throw usage_error("nexmark: --rate must be >= 0");
-  if (rate > 0 && (source != "file" || topology != "single"))
-    throw usage_error("nexmark: --rate paces --source=file --topology=single");
+  if (rate > 0 && source != "file") throw usage_error("nexmark: --rate paces --source=file");
   run_options o{
-      count,    replicas,
-      source,   topology,
-      chaining, nx::generator(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))}),
-      nullptr,  rate};
+      .count = count,
+      .replicas = replicas,
+      .source = source,
+      .topology = topology,
+      .chaining = chaining,
+      .sinks = sinks,
+      .generator = nx::generator(nx::generator_config{.seed = std::uint64_t(p.integer("seed"))}),
+      .loaded = nullptr,
+      .rate = rate};
   if (source == "file") o.loaded = load(p.text("events_file"), count);
   return o;
 }
@@ -85,6 +96,7 @@ void finish(json& m, const bench_params& p, const run_options& o, sink_tally& go
   m["digest"] = hex;  // the same as the Flink program's for the same events
   m["topology"] = o.topology;
   m["chaining"] = o.chaining;
+  m["sinks"] = o.sinks;
   add_steady_rate(m, marks);
   add_latency_metrics(m, std::move(got.latencies));
 }
@@ -92,7 +104,8 @@ void finish(json& m, const bench_params& p, const run_options& o, sink_tally& go
 namespace {
 
 // A stateless query: source → farm of `replicas` copies of it → sink (topology=parallel:
-// `replicas` sources each chained to it → sink).
+// `replicas` sources each chained to it → sink; sinks=per-replica: each also chained to its
+// own tally → the sink that merges them).
 template <class Row, auto Of>
 json run_query(const bench_params& p) {
   run_options o = checked_options(p);
@@ -114,8 +127,13 @@ json run_query(const bench_params& p) {
   auto sink = flow::sink([&](Row& r) { got.add(r); });
   auto query = nx::stateless_query<Row, Of>().named(p.text("query"));
   json m;
-  if (o.topology == "parallel") {
-    run_parallel(m, rt, o, marks, query, sink);
+  if (o.topology == "parallel" && o.sinks == "per-replica") {
+    auto merge = flow::sink([&](sink_tally& part) { got.merge(std::move(part)); });
+    run_parallel(
+        m, rt, o, marks, merge, query,
+        flow::make_stage<replica_tally<Row>>(std::size_t(expected_rows / 16 + 1)).named("sink"));
+  } else if (o.topology == "parallel") {
+    run_parallel(m, rt, o, marks, sink, query);
   } else if (o.loaded) {
     flow::graph job(nx::pipeline(flow::make_stage<take_source>(o.loaded, &marks, o.rate), query,
                                  sink, o.replicas));

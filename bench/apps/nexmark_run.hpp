@@ -12,8 +12,10 @@
 // each event once, moved out of memory — what the Flink program (bench/flink/FlinkNexmark.java)
 // does with the same file. query=generate times the generator alone, on one thread. Latency: source
 // stamp to sink, every 16th row. steady_events_per_s: the source's rate between 25% and 75% of the
-// events (bounded queues hold it to the graph's). rate=R (source=file, topology=single): the events
-// are sent at R a second instead, for the latency at a rate the graph sustains.
+// events (bounded queues hold it to the graph's). rate=R (source=file): the events are sent at R
+// a second instead, for the latency at a rate the graph sustains. sinks=per-replica (topology=
+// parallel, the stateless queries): each replica folds its own rows, in a tally chained after
+// its query, as the Flink program's sinks do; the tallies meet at the end.
 #include <time.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -100,33 +103,46 @@ struct shared_progress {
 
 // Replica r of R sends the r-th of R contiguous blocks of the loaded events (a parallel
 // source; blocks, not every R-th event, so that two replicas never write to one cache
-// line), moved out and stamped as sent, as take_source does.
+// line), moved out and stamped as sent, as take_source does; at `rate` > 0 a second, all
+// replicas together, each paced at its share of it (as the Flink program's rate limiter
+// spreads its rate over its readers).
 class take_share_source : public flow::source<nx::event> {
  public:
   static constexpr bool parallel_source = true;  ///< each replica sends its own block
-  take_share_source(std::shared_ptr<std::vector<nx::event>> events, shared_progress* progress)
-      : events_(std::move(events)), progress_(progress) {}
+  take_share_source(std::shared_ptr<std::vector<nx::event>> events, shared_progress* progress,
+                    double rate)
+      : events_(std::move(events)), progress_(progress), rate_(rate) {}
   void on_start() {
-    next_ = events_->size() * replica_index() / replica_count();
+    begin_ = next_ = events_->size() * replica_index() / replica_count();
     end_ = events_->size() * (replica_index() + 1) / replica_count();
+    pacer_.emplace(rate_ / double(replica_count()));
+    pacer_->start(*this);
   }
+  bool has_news() const { return !pacer_ || pacer_->has_news(); }
   flow::produce_status produce() {
+    const std::size_t due = begin_ + std::size_t(pacer_->due(end_ - begin_));
     std::uint64_t sent = 0;
     std::int64_t now = 0;
-    for (int k = 0; k < 256 && next_ < end_; ++k, ++next_) {
+    for (int k = 0; k < 256 && next_ < due; ++k, ++next_) {
       nx::event& e = (*events_)[next_];
       e.stamp_ns = now = apps::steady_ns();
       send_next(std::move(e));
       ++sent;
     }
     if (sent != 0) progress_->add(sent, now);
-    return next_ == end_ ? flow::produce_status::ended : flow::produce_status::more;
+    if (next_ == end_) {
+      pacer_->stop();
+      return flow::produce_status::ended;
+    }
+    return next_ < due ? flow::produce_status::more : flow::produce_status::wait;
   }
 
  private:
   std::shared_ptr<std::vector<nx::event>> events_;
   shared_progress* progress_;
-  std::size_t next_ = 0, end_ = 0;
+  double rate_;
+  std::optional<apps::send_pacer> pacer_;  // made in on_start, when the share is known
+  std::size_t begin_ = 0, next_ = 0, end_ = 0;
 };
 
 // Makes events [0, count) as it sends them (nexmark::generator_source, with the marks).
@@ -162,6 +178,7 @@ struct run_options {
   std::uint64_t count;
   std::size_t replicas;
   std::string source, topology, chaining;
+  std::string sinks;  // one, or per-replica (topology=parallel, the stateless queries)
   nx::generator generator;
   std::shared_ptr<std::vector<nx::event>> loaded;  // source=file
   double rate;                                     // events per second; 0: as fast as taken
@@ -206,6 +223,16 @@ struct sink_tally {
       digest += r.digest();
     }
   }
+  // Adds what another tally received (a replica's, before close()). Not for table_row rows:
+  // which of two tallies saw a key's last row is not known (throws std::logic_error).
+  void merge(sink_tally&& other) {
+    if (!other.table_.empty()) throw std::logic_error("sink_tally: tables do not merge");
+    rows += other.rows;
+    digest += other.digest;
+    updates += other.updates;
+    latencies.insert(latencies.end(), other.latencies.begin(), other.latencies.end());
+    for (const auto& [key, total] : other.totals_) totals_[key] += total;
+  }
   // After the last row: a table_row or totalled_row query's rows and digest.
   void close() {
     for (const auto& [key, row_digest] : table_) {
@@ -228,14 +255,33 @@ void finish(json& m, const bench_params& p, const run_options& o, sink_tally& go
             std::uint64_t expected_rows, std::uint64_t expected_digest,
             const std::vector<mark>& marks);
 
+// sinks=per-replica: each replica's rows folded into its own tally, chained after its query
+// (as the Flink program's sink writers, one per reader, each chained to it), the tally sent
+// once, at the end of the replica's stream, to the one sink that merges them. Latency is
+// taken as the row reaches the replica's tally.
+template <class Row>
+class replica_tally : public flow::node<Row, sink_tally> {
+ public:
+  explicit replica_tally(std::size_t expected_samples) : expected_samples_(expected_samples) {}
+  void on_start() { tally_.latencies.reserve(expected_samples_ / this->replica_count() + 16); }
+  void consume(Row& r) { tally_.add(r); }
+  void on_stop() { this->send_next(std::move(tally_)); }
+
+ private:
+  std::size_t expected_samples_;  // over all replicas
+  sink_tally tally_;
+};
+
 // topology=parallel: `replicas` sources, each sending its share of the loaded events through
-// its own `front` (chained to it unless chaining=off), all into `rest`.
-template <class Front, class Rest>
+// its own `front` stages (chained to it unless chaining=off), all into `rest`.
+template <class Rest, class... Front>
 void run_parallel(json& m, spate::runtime& rt, const run_options& o, std::vector<mark>& marks,
-                  Front front, Rest rest) {
+                  Rest rest, Front... front) {
   shared_progress progress;
   progress.marks.reserve(std::size_t(o.count / mark_every + o.replicas + 1));
-  auto worker = flow::pipeline(flow::make_stage<take_share_source>(o.loaded, &progress), front);
+  // One flat pipeline: chaining joins neighbours of one pipeline, not a nested one.
+  auto worker =
+      flow::pipeline(flow::make_stage<take_share_source>(o.loaded, &progress, o.rate), front...);
   if (o.chaining == "on") {
     flow::graph job(flow::pipeline(flow::farm(worker, o.replicas), rest));
     timed_run(m, [&] { job.run(rt); });
@@ -268,6 +314,9 @@ json run_stateful(const bench_params& p, MakeQuery make_query, Sequential sequen
   constexpr bool splits = !std::is_same_v<Split, single_source_only>;
   if (!splits && p.text("topology") != "single")
     throw usage_error("nexmark: " + p.text("query") + " runs --topology=single");
+  if (p.text("sinks") != "one")
+    throw usage_error("nexmark: " + p.text("query") +
+                      " runs --sinks=one (its rows meet in one sink)");
   run_options o = checked_options(p);
   std::vector<nx::event> events;
   if (!o.loaded) {
@@ -290,7 +339,7 @@ json run_stateful(const bench_params& p, MakeQuery make_query, Sequential sequen
   json m;
   if (o.topology == "parallel") {
     if constexpr (splits)
-      run_parallel(m, rt, o, marks, split.sides(), flow::pipeline(split.join(o.replicas), sink));
+      run_parallel(m, rt, o, marks, flow::pipeline(split.join(o.replicas), sink), split.sides());
   } else {
     // source=generator: the events the sequential run needed, made before the clock starts
     // (as source=file's), so that one source type serves every run of a query with state.

@@ -5,7 +5,9 @@
 # 10 s), parallelism 2, REPS repetitions (default 5). Flink runs with a 1 ms network-buffer flush timeout
 # (nexmark.buffer_timeout_ms=1; its default, 100 ms, trades latency for throughput). Latency:
 # from the source's stamp as it sends an event to the sink's receipt of its row, every 16th
-# row; each side's run time shows whether it kept the rate. Appends one JSON line per run to
+# row; each side's run time shows whether it kept the rate. SPATE_ARGS adds spate-bench options
+# (e.g. "--topology=parallel --sinks=per-replica" for q0: a paced source per core, each chained
+# to the query and to a sink of its own, Flink's shape). Appends one JSON line per run to
 # runs.jsonl beside this script (OUT=file: elsewhere); summarize it with
 #   docs/benchmarks/nexmark-state/summarize.py docs/benchmarks/nexmark-latency/runs.jsonl
 # From the repository's root, after
@@ -17,11 +19,13 @@ reps=${REPS:-5}
 queries=${QUERIES:-q0 q3 q20}
 rate=${RATE:-50000}
 events=${EVENTS:-500000}
+read -r -a spate_args <<<"${SPATE_ARGS:-}"
 for rep in $(seq "$reps"); do
   for q in $queries; do
     common=(--query="$q" --events="$events" --replicas=2 --source=file --rate="$rate"
             --events_file=build/nexmark/events.csv)
-    build/release/bench/spate-bench nexmark --impl spate --c2c=off "${common[@]}" | tail -n 1 >>"$out"
+    build/release/bench/spate-bench nexmark --impl spate --c2c=off ${spate_args[@]+"${spate_args[@]}"} \
+      "${common[@]}" | tail -n 1 >>"$out"
     SPATE_FLINK_CONF=nexmark.buffer_timeout_ms=1 tools/flink/run-nexmark nexmark --impl flink \
       "${common[@]}" | tail -n 1 >>"$out"
   done

@@ -5,7 +5,9 @@
 # runs.jsonl beside this script; summarize.py prints the medians. TOPOLOGY=parallel (with
 # QUERIES="q3 q20", the queries that take it) runs spate with a source per core, each chained
 # to the query's first half, into runs-parallel.jsonl (Flink always runs one source reader
-# per core). OUT=FILE appends there instead. From the repository's root, after
+# per core); SPATE_ARGS adds spate-bench options (e.g. --sinks=per-replica with TOPOLOGY=parallel
+# and the stateless queries: a sink chained to each source, as Flink's). OUT=FILE appends there
+# instead. From the repository's root, after
 #   cmake --build --preset release --target spate-bench nexmark
 #   build/release/examples/nexmark generate --events 5000000 --out build/nexmark/events.csv
 set -euo pipefail
@@ -14,13 +16,14 @@ out="$(dirname "$0")/runs.jsonl"
 [ "$topology" = single ] || out="$(dirname "$0")/runs-$topology.jsonl"
 out=${OUT:-$out}
 reps=${REPS:-5}
+read -r -a spate_args <<<"${SPATE_ARGS:-}"
 queries=${QUERIES:-q3 q5 q7 q8 q20}
 for rep in $(seq "$reps"); do
   for q in $queries; do
     common=(--query="$q" --events=5000000 --replicas=2 --source=file
             --events_file=build/nexmark/events.csv)
     build/release/bench/spate-bench nexmark --impl spate --c2c=off --topology="$topology" \
-      "${common[@]}" | tail -n 1 >>"$out"
+      ${spate_args[@]+"${spate_args[@]}"} "${common[@]}" | tail -n 1 >>"$out"
     tools/flink/run-nexmark nexmark --impl flink "${common[@]}" | tail -n 1 >>"$out"
   done
   echo "repetition $rep done" >&2
