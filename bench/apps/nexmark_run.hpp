@@ -314,10 +314,10 @@ json run_stateful(const bench_params& p, MakeQuery make_query, Sequential sequen
   constexpr bool splits = !std::is_same_v<Split, single_source_only>;
   if (!splits && p.text("topology") != "single")
     throw usage_error("nexmark: " + p.text("query") + " runs --topology=single");
-  if (p.text("sinks") != "one")
+  run_options o = checked_options(p);
+  if (o.sinks != "one")
     throw usage_error("nexmark: " + p.text("query") +
                       " runs --sinks=one (its rows meet in one sink)");
-  run_options o = checked_options(p);
   std::vector<nx::event> events;
   if (!o.loaded) {
     events.reserve(std::size_t(o.count));

@@ -6,8 +6,9 @@
 # (nexmark.buffer_timeout_ms=1; its default, 100 ms, trades latency for throughput). Latency:
 # from the source's stamp as it sends an event to the sink's receipt of its row, every 16th
 # row; each side's run time shows whether it kept the rate. SPATE_ARGS adds spate-bench options
-# (e.g. "--topology=parallel --sinks=per-replica" for q0: a paced source per core, each chained
-# to the query and to a sink of its own, Flink's shape). Appends one JSON line per run to
+# (e.g. "--topology=parallel --sinks=per-replica", with QUERIES naming stateless queries only,
+# which alone take it: a paced source per core, each chained to the query and to a sink of its
+# own, Flink's shape). Appends one JSON line per run to
 # runs.jsonl beside this script (OUT=file: elsewhere); summarize it with
 #   docs/benchmarks/nexmark-state/summarize.py docs/benchmarks/nexmark-latency/runs.jsonl
 # From the repository's root, after

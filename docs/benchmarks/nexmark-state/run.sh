@@ -3,10 +3,11 @@
 # same 5,000,000 events of build/nexmark/events.csv, parallelism 2, REPS repetitions (default
 # 5); each repetition runs every query, spate then Flink. Appends one JSON line per run to
 # runs.jsonl beside this script; summarize.py prints the medians. TOPOLOGY=parallel (with
-# QUERIES="q3 q20", the queries that take it) runs spate with a source per core, each chained
-# to the query's first half, into runs-parallel.jsonl (Flink always runs one source reader
-# per core); SPATE_ARGS adds spate-bench options (e.g. --sinks=per-replica with TOPOLOGY=parallel
-# and the stateless queries: a sink chained to each source, as Flink's). OUT=FILE appends there
+# QUERIES naming q3, q20 or stateless queries, the ones that take it) runs spate with a source
+# per core, each chained to the query (q3, q20: to its first half), into runs-parallel.jsonl
+# (Flink runs one source reader per core, but one reader in all for q4, q6, q9 and q15-q19);
+# SPATE_ARGS adds spate-bench options (e.g. --sinks=per-replica with TOPOLOGY=parallel and the
+# stateless queries: a sink chained to each source, as Flink's). OUT=FILE appends there
 # instead. From the repository's root, after
 #   cmake --build --preset release --target spate-bench nexmark
 #   build/release/examples/nexmark generate --events 5000000 --out build/nexmark/events.csv
