@@ -722,41 +722,40 @@ final class NexmarkUpdating {
     @Override public void processElement(PriceChange ch, Context c,
         Collector<FlinkNexmark.Row> out) throws Exception {
       long[] s = state.value();
-      boolean first = s == null;  // no row emitted yet: every change leaves one
-      if (first) s = new long[3];
-      if (ch.first) {
-        s[0] += ch.price;
-        ++s[1];
-      } else {
-        s[0] += ch.price - ch.previous;
-      }
-      long avg = s[0] / s[1];
-      boolean emit = first || avg != s[2];
-      s[2] = avg;
+      boolean hadRow = s != null;
+      if (!hadRow) s = new long[3];
+      boolean emit = q4Take(s, hadRow, ch);
       state.update(s);
-      if (emit) out.collect(q4Row(ch.category, avg, ch.stampNs));
+      if (emit) out.collect(q4Row(ch.category, s[2], ch.stampNs));
     }
   }
 
+  // Takes change ch into a category's {sum, count, the last avg emitted} (hadRow: a change came
+  // before, so an avg was emitted): whether the new avg is to be emitted, the category's first
+  // or one that differs from the last. Q4Avg and q4Sequential's one rule.
+  static boolean q4Take(long[] s, boolean hadRow, PriceChange ch) {
+    if (ch.first) {
+      s[0] += ch.price;
+      ++s[1];
+    } else {
+      s[0] += ch.price - ch.previous;
+    }
+    long avg = s[0] / s[1];
+    boolean emit = !hadRow || avg != s[2];
+    s[2] = avg;
+    return emit;
+  }
+
   // Plainly: the closing prices' changes in file order; per category the sum of its auctions'
-  // maxes, their count and the last avg emitted.
+  // maxes, their count and the last avg emitted, taken as Q4Avg takes them.
   static List<FlinkNexmark.Row> q4Sequential(FlinkNexmark.Event[] events) {
-    HashMap<Long, Long> lastAvg = new HashMap<>();
-    HashMap<Long, long[]> sums = new HashMap<>();  // by category: sum, count
+    HashMap<Long, long[]> sums = new HashMap<>();  // by category: sum, count, last avg
     List<FlinkNexmark.Row> rows = new ArrayList<>();
     closingPricesSequential(events, c -> {
-      long[] s = sums.computeIfAbsent(c.category, k -> new long[2]);
-      if (c.first) {
-        s[0] += c.price;
-        ++s[1];
-      } else {
-        s[0] += c.price - c.previous;
-      }
-      long avg = s[0] / s[1];
-      Long last = lastAvg.get(c.category);
-      if (last != null && last == avg) return;
-      lastAvg.put(c.category, avg);
-      rows.add(q4Row(c.category, avg, 0));
+      long[] s = sums.get(c.category);
+      boolean hadRow = s != null;
+      if (!hadRow) sums.put(c.category, s = new long[3]);
+      if (q4Take(s, hadRow, c)) rows.add(q4Row(c.category, s[2], 0));
     });
     return rows;
   }
